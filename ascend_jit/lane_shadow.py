@@ -23,6 +23,11 @@ clean ones. Add/Sub's carry computed from a marked active lane, or under a marke
 (`carry_origin`). A MaskReg() no instruction wrote is followed whole, not here (reg.py MaskReg._fresh).
 docs/decisions.md "A MaskReg's bits carry marks".
 
+The memory check rides on the same marks (session 66): on a bounds="ub" core a Reg load into data registers reads
+past its tensor as the device does, so the register bytes fed by UB bytes outside the tensor are marked with an
+origin whose `check` is "memory" (a byte outside and uninitialised too takes that one) and followed exactly as
+above; where such a lane is used (its stored bytes read, a carry) the report is a memory report naming the load.
+
 Only plain (uncompiled) Reg calls carry shadows: a VF given a tensor of a sanitizing core, or a register (data or
 MaskReg) carrying marks, runs uncompiled (docs/decisions.md "Sanitizer"). The operations follow marks once a
 register has been marked in the process (`MARKING`).
@@ -41,7 +46,8 @@ from .sanitizer import _mask_bits   # bit i of a MaskReg's words governs registe
 @dataclass
 class LaneOrigin:
     """A load that read uninitialised UB bytes into register lanes, or a register made and never written: what the
-    init report names."""
+    init report names; or (`check` "memory") a load that read UB bytes outside its operand's tensor on a bounds="ub"
+    core, whose use the memory check reports."""
     sanitizer: object  # a weakref to the Sanitizer of the first core it was met on (ORIGINS keeps no core alive)
     instr: object      # the load's sanitizer.Instr; a fresh register's: "RegTensor" at the line that made it
     operand: str
@@ -49,8 +55,12 @@ class LaneOrigin:
     nbytes: int        # how many of the bytes it read were uninitialised (a fresh register: VL)
     register: bool = False   # a RegTensor's lanes that no instruction wrote (`fresh`), not a load's
     # the report's fix where the bytes are a count-form Compare's bits or a GatherMask's elements computed from
-    # never-written ones (Sanitizer.mark_derived), followed on through registers; None: the load's own texts
+    # never-written ones (Sanitizer.mark_derived), followed on through registers, or bytes outside the tensor (it
+    # names the tensor's [lo, hi)); None: the load's own texts
     fix: str = None
+    # the check whose report a use of these lanes is: "init", or "memory" for bytes outside the load's tensor
+    # (address and nbytes: its first such byte and their count), which win over their being uninitialised too
+    check: str = "init"
 
 
 # Every LaneOrigin made, so that a register's shadow is an int array (an index here per byte): each byte names the
@@ -66,15 +76,15 @@ _ORIGINS_LOCK = threading.Lock()   # blocks of a launch load in threads
 MARKING = []
 
 
-def origin_index(sanitizer, instr, operand, address, nbytes, register=False, fix=None):
-    """The ORIGINS index of a load's uninitialised bytes (made once per line, operand, first byte and count), or of
-    the lanes of registers made at one line (`register`), or of an instruction's outputs computed from never-written
-    bytes (`fix`: their report's text)."""
-    key = (instr.where, operand, address, nbytes)
+def origin_index(sanitizer, instr, operand, address, nbytes, register=False, fix=None, check="init"):
+    """The ORIGINS index of a load's uninitialised bytes (made once per line, operand, first byte, count and check),
+    or of the lanes of registers made at one line (`register`), or of an instruction's outputs computed from
+    never-written bytes (`fix`: their report's text), or of a load's bytes outside its tensor (`check` "memory")."""
+    key = (instr.where, operand, address, nbytes, check)
     index = _ORIGIN_IDS.get(key)
     if index is None:
         with _ORIGINS_LOCK:
-            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes, register, fix))
+            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes, register, fix, check))
             index = _ORIGIN_IDS[key] = len(ORIGINS) - 1
     return index
 
@@ -294,7 +304,8 @@ def cast(dst, src, run, mask=None):
 
 
 def loaded(registers, run, window, groups):
-    """A Reg load into `registers` that read uninitialised UB bytes: `groups` [(ORIGINS index, UB addresses)].
+    """A Reg load into `registers` that read uninitialised UB bytes, or bytes outside its tensor: `groups` [(ORIGINS
+    index, UB addresses)].
     `run(handle, *register_arrays)` replays the load through `window` (a Window: an image of the bytes the load
     touches) holding 0xFF in one group's bytes and 0 elsewhere; a register byte that comes out nonzero came from that
     group (a load moves bytes, it never makes a zero byte nonzero or the reverse), so every distribution's lane

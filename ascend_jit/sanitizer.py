@@ -435,6 +435,14 @@ def _addresses(a):
     return np.arange(a.start, a.stop, dtype=np.int64) if isinstance(a, slice) else a
 
 
+def _outside(a, lo, hi):
+    """The addresses of a footprint (a slice or an ascending address array) outside [lo, hi)."""
+    if isinstance(a, slice) and lo <= a.start and a.stop <= hi:   # the common case: no array made
+        return _NO_ADDRESSES
+    a = _addresses(a)
+    return a[(a < lo) | (a >= hi)]
+
+
 def operand_bytes(op):
     """Every byte address an `api._common.Operand` (strided, masked, counter-mode) touches, sorted and unique."""
     from .api._common import lane_offsets, mask_lane_indices
@@ -609,6 +617,17 @@ _CARRY_REGISTER_FIX = ("the carry MaskReg is computed from lanes of a register m
                        "written (undefined on the hardware): write every lane first (e.g. Duplicate(reg, 0)) or keep "
                        "those lanes out of the carry form's mask")
 
+# a lane a Reg load read from outside its tensor on a bounds="ub" core, reported where it is used (session 66: the
+# vendor's whole-vector tail loads read past a tile that is not whole vectors, harmless while UpdateMask keeps those
+# lanes out of every store and reduction; lane_shadow.py follows them as it follows uninitialised bytes)
+_OUTSIDE_LANE_KIND = "lane loaded from outside the tensor used"
+_OUTSIDE_LANES_FIX = ("these lanes were loaded by {load} from UB bytes outside its {operand} [{lo}, {hi}) (UB byte "
+                      "{address}, {nbytes} bytes; a Reg load takes no mask and reads every byte its distribution "
+                      "names, here past the tensor, which this bounds=\"ub\" core let run): enlarge the tensor to "
+                      "whole vectors, or keep these lanes out of the stores and the reads with the mask (UpdateMask)")
+# the report of a marked lane's use by its origin's check (lane_shadow.LaneOrigin.check)
+_KINDS = {"init": "uninitialised read", "memory": _OUTSIDE_LANE_KIND}
+
 # a MaskReg() that no instruction wrote, read (reg.py MaskReg._fresh)
 _FRESH_MASK_FIX = ("the MaskReg made at {made} is read before any instruction wrote it (the hardware leaves a "
                    "predicate register undefined until written; the emulator's zero bits are not what the device "
@@ -627,6 +646,9 @@ class Access:
     # a Reg load into data registers: its uninitialised bytes are followed through the lanes (lane_shadow.py), not
     # reported here; a count-form Compare's or a GatherMask's sources: to their outputs (Derived)
     through_lanes: bool = False
+    # a Reg load into data registers on a bounds="ub" core: its bytes outside the tensor are followed through the
+    # lanes too (the memory check's report comes where such a lane is used), not reported here
+    outside_through_lanes: bool = False
     # the bytes of a bit operand read only in part (a Select's selMask: the bits of its active lanes), as (sorted
     # addresses, the bits used of each): an uninitialised one is a read only where a used bit holds no written
     # value (Sanitizer.derived_bits; port64j: a Compare of a tile rounded up to 64 lanes, a Select of its count)
@@ -769,12 +791,14 @@ class Sanitizer:
         loaded from such bytes: this is where the value is used (lane_shadow.carry_origin). The report names the
         carry's line, and the load as the earlier instruction."""
         self._reported = set()
+        if not self.enabled(origin.check):
+            return
         if origin.register:   # a fresh register's lanes (lane_shadow.fresh): the register, not UB bytes
             report = Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
                             operand, 0, origin.nbytes, origin.instr, fix=_CARRY_REGISTER_FIX.format(
                                 made=origin.instr.where), space="register")
         else:
-            report = Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
+            report = Report(origin.check, _KINDS[origin.check], Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
                             operand, origin.address, origin.nbytes, origin.instr,
                             fix=origin.fix or _CARRY_FIX.format(load=origin.instr))
         self._emit(report)
@@ -845,11 +869,10 @@ class Sanitizer:
 
     def _check_memory(self, instr, acc):
         t = acc.tensor
-        if t is None or not self.enabled("memory") or self.core.bounds != "ub":
+        if t is None or acc.outside_through_lanes or not self.enabled("memory") or self.core.bounds != "ub":
             return
         lo, hi = t.addr, t.addr + t.nbytes
-        addrs = _addresses(acc.addrs)
-        outside = addrs[(addrs < lo) | (addrs >= hi)]
+        outside = _outside(acc.addrs, lo, hi)
         if outside.size:
             self._emit(Report("memory", "access outside the tensor", instr, acc.operand, int(outside[0]),
                               int(outside.size), fix=f"{acc.operand} is [{lo}, {hi}); enlarge it or fix the "
@@ -875,7 +898,7 @@ class Sanitizer:
         return any(self.clock[p, q] < newest for q in range(len(PIPES)) if others >> q & 1)
 
     def _check_read(self, instr, p, acc, run):
-        check_init, check_race = self.enabled("init") and not acc.through_lanes, self.enabled("race")
+        check_init, check_race = self._follows_unwritten() and not acc.through_lanes, self.enabled("race")
         strict_same = self._strict_same(p, "RAW")
         lo, hi, addrs = run
         if addrs.size == 0:   # a run: ask the vectorised reductions first
@@ -902,6 +925,12 @@ class Sanitizer:
         if out[2]:
             self._writer_reports(instr, p, acc, "RAW", strict_same)
 
+    def _follows_unwritten(self):
+        """Whether reads are checked for bytes that hold no written value: the init check's, and without it, once a
+        Reg store wrote bytes from lanes loaded outside their tensor, the memory check's (kept in the same shadow,
+        stored_from; _uninitialised_by_writer reports only the enabled checks')."""
+        return self.enabled("init") or self.stored_from is not None
+
     def _unknown_used(self, addresses, used_bits):
         """Of the uninitialised `addresses` an access reads, those where a bit it uses (used_bits: its partly read
         bytes and their bits) holds no written value; every other byte's bits are all used."""
@@ -925,15 +954,18 @@ class Sanitizer:
         for k in dict.fromkeys(writer.tolist()):
             part = uninitialised[writer == k]
             if k < 0:
-                self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size),
-                                  fix=acc.uninit_fix, runs=_run_count(part)))
+                if self.enabled("init"):
+                    self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size),
+                                      fix=acc.uninit_fix, runs=_run_count(part)))
                 continue
             store, origin = self.lane_stores[k][0], ORIGINS[self.lane_stores[k][1]]
+            if not self.enabled(origin.check):
+                continue
             fix = origin.fix or (
                 _REGISTER_STORED_FIX.format(made=origin.instr.where) if origin.register else
                 _LANES_STORED_FIX.format(load=origin.instr, address=origin.address, nbytes=origin.nbytes))
-            self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size), store,
-                              fix=fix, runs=_run_count(part)))
+            self._emit(Report(origin.check, _KINDS[origin.check], instr, acc.operand, int(part[0]), int(part.size),
+                              store, fix=fix, runs=_run_count(part)))
 
     def _check_write(self, instr, p, acc, run):
         if not self.enabled("race"):
@@ -1108,7 +1140,7 @@ class Sanitizer:
         as the copy moves them (a run may read an earlier run's destination: review64). Returns the destination
         bytes' shadow after the copy, or None when every source byte was written; the source access is then
         followed, not checked, for "init"."""
-        if not self.enabled("init") or self.initialised[_addresses(src_access.addrs)].all():
+        if not self._follows_unwritten() or self.initialised[_addresses(src_access.addrs)].all():
             return None
         src_access.through_lanes = True
         pairs = [(np.arange(src.addr + s, src.addr + s + n, dtype=np.int64),
@@ -1413,7 +1445,7 @@ class Sanitizer:
         Compare / GatherMask, that wrote the byte from never-written bytes), -1 for a byte nothing wrote. Read before
         the instruction records its writes."""
         found = []
-        if not self.enabled("init"):
+        if not self._follows_unwritten():
             return found
         for d in derived:
             if d.src.size == 0 or self.initialised[int(d.src.min()):int(d.src.max()) + d.size].all():
@@ -1451,6 +1483,14 @@ class Sanitizer:
             found = [(" and ".join(f[0] for f in found), outputs, unwritten, found[0][3],
                       np.concatenate([f[4] for f in found])[at], bits)]
         for operand, outputs, unwritten, fix, writers, bits in found:
+            # computed from bytes stored from lanes loaded outside their tensor: that load's origin, which wins
+            outside = [k for k in (self.lane_stores[w][1] for w in dict.fromkeys(writers[writers >= 0].tolist()))
+                       if lane_shadow.ORIGINS[k].check == "memory"]
+            if outside:
+                self.lanes_stored(instr, outputs, outside[0], bits)
+                continue
+            if not self.enabled("init"):
+                continue
             first, nbytes = int(unwritten[0]), int(unwritten.size)
             text = fix.format(operand=operand, address=first, nbytes=nbytes, unwritten=self._unwritten(writers))
             # kept as a Reg store's outputs are: uninitialised, with the instruction and the origin for the report
@@ -1637,12 +1677,22 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     if not isinstance(addrs, slice):
         addrs = compact(np.unique(addrs))
     sanitizer = tensor.core.sanitizer
-    lanes_checked = bool(registers) and sanitizer.enabled("init")
+    # on a bounds="ub" core the memory check follows the lanes too: a data-register load's bytes outside its tensor
+    # (MaskReg loads stay reported at the load)
+    memory_lanes = bool(registers) and sanitizer.enabled("memory") and tensor.core.bounds == "ub"
+    lanes_checked = bool(registers) and (sanitizer.enabled("init") or memory_lanes)
+    outside = None
+    if memory_lanes and not write and form != "load_mask":
+        lo, hi = tensor.addr, tensor.addr + tensor.nbytes
+        outside = _outside(addrs, lo, hi)
     uninitialised = None
-    if lanes_checked and not write:   # a slice (the NORM and unaligned loads) asked without an index array
+    if lanes_checked and not write and sanitizer._follows_unwritten():   # a slice: asked without an index array
         uninitialised = (np.flatnonzero(~sanitizer.initialised[addrs]) + addrs.start if isinstance(addrs, slice) else
                          addrs[~sanitizer.initialised[addrs]])
-    access = Access("tensor", write, addrs, tensor, through_lanes=bool(registers))
+        if outside is not None and outside.size:   # a byte outside and uninitialised: the memory origin wins
+            uninitialised = uninitialised[(uninitialised >= lo) & (uninitialised < hi)]
+    access = Access("tensor", write, addrs, tensor, through_lanes=bool(registers),
+                    outside_through_lanes=outside is not None)
     try:
         instr = sanitizer.instruction(api, PIPE_V, [access])
     except SanitizerError:
@@ -1677,17 +1727,25 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
         for origin, addresses in (lane_shadow.leading_bytes(registers[0], args[0], start) if run is None else
                                   lane_shadow.stored_bytes(registers, run, window, mask)):
             sanitizer.lanes_stored(instr, addresses, origin)
-    elif run is None:   # LoadUnAlign: register byte i from UB byte start + i
-        origin = np.full(lane_shadow.VL, -1, np.int32)
-        for index, addresses in _origin_groups(sanitizer, instr, uninitialised):
-            origin[addresses - start] = index
-        lane_shadow.mark(registers[0], origin)
     elif mask_form:
         lane_shadow.mask_loaded(registers[0], run, window,
                                 _origin_groups(sanitizer, instr, uninitialised, _MASK_LOADED_FIX),
                                 sanitizer.unknown_bits)
     else:
-        lane_shadow.loaded(registers, run, window, _origin_groups(sanitizer, instr, uninitialised))
+        groups = _origin_groups(sanitizer, instr, uninitialised)
+        if outside is not None and outside.size:
+            groups.insert(0, (lane_shadow.origin_index(sanitizer, instr, "tensor", int(outside[0]), int(outside.size),
+                                                       fix=_OUTSIDE_LANES_FIX.format(
+                                                           load=instr, operand="tensor", lo=lo, hi=hi,
+                                                           address=int(outside[0]), nbytes=int(outside.size)),
+                                                       check="memory"), outside))
+        if run is None:   # LoadUnAlign: register byte i from UB byte start + i
+            origin = np.full(lane_shadow.VL, -1, np.int32)
+            for index, addresses in groups:
+                origin[addresses - start] = index
+            lane_shadow.mark(registers[0], origin)
+        else:
+            lane_shadow.loaded(registers, run, window, groups)
 
 
 def _origin_groups(sanitizer, instr, addresses, own_fix=None):
@@ -1695,11 +1753,12 @@ def _origin_groups(sanitizer, instr, addresses, own_fix=None):
     wrote from marked lanes keep the load their values came from; the never-written ones are this load's own (its
     reports' fix `own_fix` formatted with the load and its bytes; None: the data-register texts)."""
     from . import lane_shadow
-    if not addresses.size:
+    if addresses is None or not addresses.size:   # None: not asked (neither check follows such bytes here)
         return []
     stored = (sanitizer.stored_from[addresses] if sanitizer.stored_from is not None else
               np.full(addresses.size, -1, np.int32))
-    own = addresses[stored < 0]
+    # never-written bytes are the init check's alone (the memory check follows bytes stored from outside lanes)
+    own = addresses[stored < 0] if sanitizer.enabled("init") else addresses[:0]
     fix = own_fix and own_fix.format(load=instr, address=int(own[0]), nbytes=int(own.size)) if own.size else None
     groups = [(lane_shadow.origin_index(sanitizer, instr, "tensor", int(own[0]), int(own.size), fix=fix), own)
               ] if own.size else []

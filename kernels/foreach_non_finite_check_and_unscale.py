@@ -31,16 +31,16 @@ unscaled to +0 (every other vector keeps -0 * s = -0).
 Deviations: the core count is the launch's 8 (the platform's in the original). The original loads the running min /
 max by a whole-vector DataCopy from their 32-byte TBufs: lanes 8..63 read the 224 UB bytes past the buffer (past the
 pipe's buffers: no instruction writes them), which a default core refuses (it needs `aj.launch(..., bounds="ub")`)
-and the sanitizer reports as reads outside the tensor (before session 54 also as uninitialised reads; with the lane
-tracking not: those lanes never reach a store). Only lane 0 of those loads, of the Max / Min with the reduced vectors
-and of the stores is used, so the port loads lane 0 broadcast (DIST_BRC_B32): the same stored values, no byte past
-the TBufs (`ORIGINAL_MIN_MAX_LOADS = True` runs the original's loads, with bounds="ub"; tests/test_port39r_kernels.py
-pins its reports). The VF loads whole vectors (256 bytes; 128 for the 16-bit unpacking load), so a chunk's last
-vector reads past the chunk's DataBlocks and, when scaledGradsUbSize is no multiple of 256 bytes, past the queue
-buffer into the next one (lanes outside the UpdateMask: harmless on the device); the port rounds the copy-in and
-copy-out buffers up to 256 bytes (the chunks stay scaledGradsUbSize) and zeroes the elements past the chunk by a
-Duplicate before the copy-in (kept from before session 54; with the lane tracking no longer needed for the init
-check: the last vector's ZEROING Adds clears those lanes), so the sanitizer reports only the min / max loads above.
+and the sanitizer reported as reads outside the tensor before session 66 (before session 54 also as uninitialised
+reads; with the lane tracking of both checks not: those lanes never reach a store). Only lane 0 of those loads, of
+the Max / Min with the reduced vectors and of the stores is used, so the port loads lane 0 broadcast (DIST_BRC_B32):
+the same stored values, no byte past the TBufs (`ORIGINAL_MIN_MAX_LOADS = True` runs the original's loads, with
+bounds="ub"; tests/test_port39r_kernels.py checks it reports nothing). The VF loads whole vectors (256 bytes; 128 for
+the 16-bit unpacking load), so a chunk's last vector reads past the chunk's DataBlocks and, when scaledGradsUbSize is
+no multiple of 256 bytes, past the queue buffer into the next one (lanes outside the UpdateMask: harmless on the
+device); the port rounds the copy-in and copy-out buffers up to 256 bytes (the chunks stay scaledGradsUbSize) and
+zeroes the elements past the chunk by a Duplicate before the copy-in (kept from before session 54; with the lane
+tracking no longer needed for the init check: the last vector's ZEROING Adds clears those lanes).
 The tensor list is a Python list of GM arrays (docs/decisions.md "Kernel utilities": the original reads a pointer
 table at the GM address, `GetTensorAddr`). found_inf is an in/out GM float; the kernel only ever writes 1.0 to it.
 

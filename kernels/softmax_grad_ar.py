@@ -35,8 +35,9 @@ uninitialised reads before session 54, and with the lane tracking does not (thos
 TBuf buffers once after InitBuffer; False runs the original as is. Those loads also reach past the operand's tensor
 (a queue buffer of one short row; the TBuf's last row of partials): the hardware allows it inside the UB, the
 emulator's tensor-bounds rule (decisions.md "Tensor bounds") does not, so the launch opts out with bounds="ub"; a
-sanitized run still reports them ("access outside the tensor"; before session 54 also an init report where the
-TBuf's last vector reached UB nothing wrote).
+sanitized run reported them ("access outside the tensor") before session 66, whose memory check follows those lanes
+as the init check does (before session 54 also an init report where the TBuf's last vector reached UB nothing
+wrote): none reaches a store, and nothing is reported.
 
 Devices: the op's arch35 build is the 950's (op_host/config/ascend950); the port runs there.
 

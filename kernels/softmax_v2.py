@@ -42,7 +42,8 @@ uninitialised bytes before session 54 (with the lane tracking not: those lanes n
 that slack to the x buffers and the TBuf (the tiling's 1 KB reserve holds it), zeroes the TBuf once and the slack
 after each tile's rows by Duplicate (the zeroing kept from before, no longer needed for the init check);
 `ORIGINAL_WHOLE_VECTOR_LOADS = True` runs the original's buffer sizes with `aj.launch(..., bounds="ub")` and no
-zeroing (the sanitizer then reports the reads outside the tensors only). ProcessUB takes
+zeroing (the sanitizer reported the reads outside the tensors before session 66; now none: those lanes never
+reach a store). ProcessUB takes
 `tmpLocalTensor[ubFactor * rAligned]` for the partial sums even when r <= 128 gives them no bytes: a view at the
 tensor's end, which the devkit's own `LocalTensor::operator[]` asserts against (ASCENDC_DEBUG_ASSERT(dataLen >
 offset * sizeof(T)), a debug build's check) and ascend_jit refuses (OutOfBoundsError, legal [0, size)); the port

@@ -75,14 +75,7 @@ def test_no_two_gallery_kernels_share_a_name():
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
 
 
-# the softmax_grad_ar ports' whole-vector loads reach past their tensors on bounds="ub" launches by design (each
-# kernel's docstring; test_sanitizer.py _READ_PAST_TENSORS): under --ascend-sanitize they keep the other checks
-_READS_PAST = pytest.mark.ascend_sanitize(checks="race,init,blocks,sync,dcache", reason="the port's whole-vector loads "
-                                          "read past its tensors on a bounds=\"ub\" launch, by design")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_READS_PAST) if n.startswith("softmax_grad_ar") else n
-                                  for n in sorted(GALLERY)])
+@pytest.mark.parametrize("name", sorted(GALLERY))
 @pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
 def test_gallery_kernel_passes_on_every_device(name, device):
     k = GALLERY[name]

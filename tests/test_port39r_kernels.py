@@ -2,7 +2,6 @@
 independent numpy expectation written here (not the kernel's own `expected`), compiled (the suite makes
 UncompiledVFWarning an error, so a VF falling back to plain Python fails) and plain; the gaps the ports worked
 around, pinned as what ascend_jit does today."""
-import inspect
 
 import ml_dtypes
 import numpy as np
@@ -215,11 +214,11 @@ def test_foreach_unscale_minus_zero_quirk_and_found_inf_kept():
 
 def test_foreach_unscale_reads_past_its_min_max_tbufs(monkeypatch):
     """The original DataCopies a whole vector (256 bytes) from each 32-byte min / max TBuf: on a default
-    (bounds="tensor") core ascend_jit refuses it, naming the bounds="ub" rule; the sanitizer then reports exactly
-    those two loads per VF call, as reads outside the tensor (the port zeroes the chunks' tails and rounds its data
-    buffers up to whole vectors, so no other load reports, full chunks included). Session 54: the lanes carry the init
-    check, and no longer an uninitialised read: lanes 8..63 never reach a store (DIST_FIRST_ELEMENT stores lane 0).
-    The port's broadcast loads of lane 0 store the same values and report nothing."""
+    (bounds="tensor") core ascend_jit refuses it, naming the bounds="ub" rule; the sanitizer reported exactly those
+    two loads per VF call, as reads outside the tensor, until session 66 (the port zeroes the chunks' tails and rounds
+    its data buffers up to whole vectors, so no other load reported). Session 54: the lanes carry the init check, and
+    no longer an uninitialised read; session 66: the memory check too, and nothing is reported: lanes 8..63 never
+    reach a store (DIST_FIRST_ELEMENT stores lane 0). The port's broadcast loads of lane 0 store the same values."""
     m = _module(FNC)
     inputs = _fnc_inputs([300, 17], "float", 1)
     big = _fnc_inputs([130000, 17], "float", 2)                 # full chunks: the rounded-up buffers
@@ -237,12 +236,7 @@ def test_foreach_unscale_reads_past_its_min_max_tbufs(monkeypatch):
         original = [m.run_unscale(D950, inputs), m.run_unscale(D950, big)]
     for a, b in zip(port, original):
         assert all(a[k].tobytes() == b[k].tobytes() for k in a)
-    lines = inspect.getsource(m.unscale_vf).splitlines()
-    first = inspect.getsourcelines(m.unscale_vf)[1]
-    loads = {f"{m.__file__.rsplit('/', 1)[1]}:{first + i}" for i, s in enumerate(lines)
-             if "R.DataCopy(last" in s and "DIST_BRC" not in s}
-    assert session.reports and {r.instruction.where for r in session.reports} == loads
-    assert {(r.check, r.kind) for r in session.reports} == {("memory", "access outside the tensor")}
+    assert session.reports == []
 
 
 # ---- ascend_anti_quant: y = TOut((x + offset) * scale [* scale]) from int8

@@ -16,10 +16,6 @@ R = aj.Reg
 BF16 = ml_dtypes.bfloat16
 D950 = "ascend950"
 
-# the port's whole-vector loads read past a short row's tile on a bounds="ub" launch
-# (test_softmax_grad_ar_needs_bounds_ub_for_the_whole_vector_loads)
-_PAST_THE_TILE = pytest.mark.ascend_sanitize(checks="race,init,blocks,sync,dcache", reason="the port's whole-vector "
-                                             "loads read past a short row's tile on a bounds=\"ub\" launch")
 
 
 # kernels/sigmoid_grad.py
@@ -91,7 +87,6 @@ def test_softmax_grad_ar_tiling():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16])
-@_PAST_THE_TILE
 def test_softmax_grad_ar_is_the_numpy_model_bit_for_bit(dtype):
     """Every branch: r <= 64 and 64 < r <= 128 (NormComputeSmallR), r > 128 with main folds, a tail fold and
     unfolded vectors (NormCompute) and NormComputePost's one- and two-vector partial sums (r 9000: 128 partials)."""
@@ -104,7 +99,6 @@ def test_softmax_grad_ar_is_the_numpy_model_bit_for_bit(dtype):
         assert _same(out, m.softmax_grad_model(y, dy)), (dtype, a, r)
 
 
-@_PAST_THE_TILE
 def test_softmax_grad_ar_multiply_add_is_fused_and_the_sum_is_the_fold_tree():
     """A row of constant dy makes y * dy - y * sum(y * dy) cancel: the kernel's MulAddDst (one rounding, RegPrec)
     matches the fused model where an unfused one differs; and the fold / pair-tree order is not numpy's sum."""
@@ -124,7 +118,6 @@ def test_softmax_grad_ar_multiply_add_is_fused_and_the_sum_is_the_fold_tree():
     assert np.any(s != p.sum(axis=1, dtype=np.float32))
 
 
-@_PAST_THE_TILE
 def test_softmax_grad_ar_specials_and_the_formula():
     """NaN / inf / -0 lanes keep IEEE through the row sum; against float64 y * (dy - sum(y * dy)) within the
     float chain (relative to the row's scale) plus the type's rounding (and its subnormal step)."""

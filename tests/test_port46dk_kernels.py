@@ -248,9 +248,10 @@ def test_gelu_best_practice_scenarios_agree_and_pass_the_examples_verify_result(
 def test_gelu_eltwise_case_0_reads_whole_registers_past_its_tile():
     """The deviation's reason: case 0's VL32 steps load 256 bytes at 128-byte steps, so a full tile's last load
     reads 128 bytes past it. The original layout refuses under tensor bounds, runs on a bounds="ub" launch with the
-    same bits, and the sanitizer reports the bytes past the tile (outside the tensor, and read while the next tile's
-    DataCopyPad may write them); the port's 32 zero floats after each x tile keep it clean. Session 54: the lanes
-    carry the init check, and those lanes (32..63, off the VL32 mask) never reach a store: no "init" report."""
+    same bits, and the sanitizer reports the bytes past the tile read while the next tile's DataCopyPad may write
+    them (a race); the port's 32 zero floats after each x tile keep it clean. Session 54: the lanes carry the init
+    check, and session 66 the memory check (outside the tensor), and those lanes (32..63, off the VL32 mask) never
+    reach a store: no "init" or "memory" report."""
     _, m = _spec_and_module("gelu_eltwise_vl32")
     inputs = m.make_inputs(4 * 512, 0)
     with pytest.raises(aj.OutOfBoundsError, match="LoadAlign"):
@@ -259,7 +260,7 @@ def test_gelu_eltwise_case_0_reads_whole_registers_past_its_tile():
     original = m._run(10, original_layout=True)("ascend950", inputs)["y"]
     assert _same(original, m._run(10)("ascend950", inputs)["y"])
     checks = {r.check for r in _reports(lambda: m._run(10, original_layout=True)("ascend950", inputs))}
-    assert checks == {"memory", "race"}
+    assert checks == {"race"}   # session 66: the lanes past the tile reach no store, no memory report
 
 
 def test_reg_trait_div_gives_gen_data_golden():
