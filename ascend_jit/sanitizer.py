@@ -443,20 +443,28 @@ def _outside(a, lo, hi):
     return a[(a < lo) | (a >= hi)]
 
 
-def operand_bytes(op):
-    """Every byte address an `api._common.Operand` (strided, masked, counter-mode) touches, sorted and unique."""
+def operand_elements(op):
+    """The elements an `api._common.Operand` (strided, masked, counter-mode) touches, in issue order: (first byte
+    address of each, its repeat, its lane index in the repeat)."""
     from .api._common import lane_offsets, mask_lane_indices
     if op.repeat <= 0:
-        return np.zeros(0, np.int64)
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
     lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
-    offs = lane_offsets(op.size, op.blk, lanes)
-    elem = np.arange(op.size, dtype=np.int64)
-    starts = op.base + np.arange(op.repeat, dtype=np.int64)[:, None] * (op.rep * 32) + offs[None, :]
-    if op.last_lanes >= 0:
-        body = starts[:-1].reshape(-1)
-        tail = starts[-1, :op.last_lanes]
-        starts = np.concatenate([body, tail])
-    return np.unique((starts.reshape(-1)[:, None] + elem[None, :]).reshape(-1))
+    repeats = np.arange(op.repeat, dtype=np.int64)[:, None]
+    starts = op.base + repeats * (op.rep * 32) + lane_offsets(op.size, op.blk, lanes)[None, :]
+    repeats, lanes = np.broadcast_arrays(repeats, lanes[None, :])
+    if op.last_lanes >= 0:   # counter mode: the last repeat's first last_lanes active lanes only
+        keep = np.ones(starts.shape, np.bool_)
+        keep[-1, op.last_lanes:] = False
+        return starts[keep], repeats[keep], lanes[keep]
+    return starts.reshape(-1), repeats.reshape(-1), lanes.reshape(-1)
+
+
+def operand_bytes(op):
+    """Every byte address an `api._common.Operand` (strided, masked, counter-mode) touches, sorted and unique."""
+    starts = operand_elements(op)[0]
+    return np.unique((starts[:, None] + np.arange(op.size, dtype=np.int64)[None, :]).reshape(-1))
 
 
 def footprint_bytes(footprint):
@@ -599,8 +607,8 @@ _REGISTER_STORED_FIX = ("the store wrote lanes of a register made at {made} that
 # the mask bits a count-form Compare computed from never-written lanes, the elements a GatherMask gathered from them
 # (Derived, Sanitizer.mark_derived)
 COMPARED_FIX = ("these mask bits were computed from lanes of {operand} that {unwritten} (UB byte {address}, "
-                "{nbytes} bytes; a count-form Compare compares whole 256-byte blocks, SPEC-2 D44, whatever the "
-                "data's length): read only the bits of written lanes (a Select of the data's count does; a MaskReg "
+                "{nbytes} bytes; a Compare compares whole 256-byte blocks, SPEC-2 D44: the count form whatever the "
+                "data's length, the high-dim form on A2/A3/310P/910 whatever its mask): read only the bits of written lanes (a Select of the data's count does; a MaskReg "
                 "load follows each bit; other readers take a byte's 8 bits whole), or write those lanes before the "
                 "Compare (Duplicate the tile's tail)")
 GATHERED_FIX = ("these elements were gathered from bytes of {operand} that {unwritten} (UB byte {address}, "

@@ -10,7 +10,7 @@ from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, U
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..jit.direct import EntryTable
 from ..tensor import LocalTensor, known_device
-from ..sanitizer import COMPARED_FIX, Derived, bit_mask_scratch_flags, vector_access
+from ..sanitizer import COMPARED_FIX, Derived, bit_mask_scratch_flags, operand_elements, vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_count_within, check_dtype, check_inside_ub, check_overlap, check_range,
@@ -266,12 +266,21 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
         s0blk, s1blk, s0rep, s1rep = p.src0BlkStride, p.src1BlkStride, p.src0RepStride, p.src1RepStride
     if core.sanitizer is not None and not nop:  # before any state changes: a report raised leaves none
         lanes = s.lanes_per_repeat
-        reads = [(Operand("src0", src0.addr, s.size, lo, hi, repeat, s0blk, s0rep, last), src0)]
-        reads += _scalar_read(scalar_tensor, s)
+        operands = [Operand("src0", src0.addr, s.size, lo, hi, repeat, s0blk, s0rep, last)]
         if src1 is not None:
-            reads.append((Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last), src1))
+            operands.append(Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last))
+        reads = [(op, t) for op, t in zip(operands, (src0, src1))] + _scalar_read(scalar_tensor, s)
+        # a lane's never-written source elements are followed to its dst bit and reported where that bit is read,
+        # as in the count form: A2/A3/310P/910 compare every lane whatever the mask (D44), so a tile's short last
+        # repeat reads lanes no instruction wrote, and a Select of the written lanes never uses their bits (port66b)
+        derived = []
+        for op in operands:
+            starts, repeats, lane = operand_elements(op)
+            derived.append(Derived(op.name, starts, s.size, dst.addr + repeats * (lanes // 8) + lane // 8, 1,
+                                   COMPARED_FIX, dst_bit=lane % 8))
         vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)],
-                      own_flags=bit_mask_scratch_flags(spec, plan.bit_mode and src1 is not None))   # not Compares
+                      own_flags=bit_mask_scratch_flags(spec, plan.bit_mode and src1 is not None),   # not Compares
+                      derived=derived)
     # D31: the register undefined on A2/A3/310P/910, the call's own mask left elsewhere but on the 310B
     words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register and not spec.compare_mask_ignored \
         else None

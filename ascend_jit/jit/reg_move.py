@@ -86,8 +86,9 @@ def _check_width(api, kind, width):
         raise UnsupportedDTypeError(api, "register element size", size, "the distribution's lane width (SPEC-2 "
                                     "11.6): a register of that width (a 16-bit type for DIST_UNPACK_B16); C++'s "
                                     "(RegTensor<U>&) reinterpretation is not offered: Cast the register to the wide "
-                                    "type with RegLayout.ZERO (SPEC-2 D65), or store it and load the bytes again "
-                                    "as the other type", DEVICE)
+                                    "type with RegLayout.ZERO (SPEC-2 D65; a Cast converts values, int32 -> int64 "
+                                    "sign-extends), or, for the bytes as they are (a zero-extended word), store it "
+                                    "and load the bytes again as the other type", DEVICE)
     return size
 
 
