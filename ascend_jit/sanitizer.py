@@ -1699,7 +1699,13 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
                          addrs[~sanitizer.initialised[addrs]])
         if outside is not None and outside.size:   # a byte outside and uninitialised: the memory origin wins
             uninitialised = uninitialised[(uninitialised >= lo) & (uninitialised < hi)]
-    access = Access("tensor", write, addrs, tensor, through_lanes=bool(registers),
+    recorded = addrs
+    if outside is not None and outside.size:
+        # the bytes outside the tensor are neither checked for races nor recorded as read (port66c: a masked tail
+        # load over bytes a prefetch DataCopy is filling): unused they cannot matter, used they are the memory report
+        recorded = (slice(min(max(addrs.start, lo), hi), max(min(addrs.stop, hi), lo)) if isinstance(addrs, slice)
+                    else addrs[(addrs >= lo) & (addrs < hi)])
+    access = Access("tensor", write, recorded, tensor, through_lanes=bool(registers),
                     outside_through_lanes=outside is not None)
     try:
         instr = sanitizer.instruction(api, PIPE_V, [access])

@@ -259,3 +259,28 @@ def test_every_load_form_marks_exactly_the_register_bytes_outside_bytes_feed(nam
     expected = source >= size
     assert expected.any() or not marks.any()
     assert np.array_equal(marks, expected)
+
+
+def _prefetching(full):
+    """port66c (cann-samples softmax 4_pipeline at N = 1000): the next row's DataCopy (MTE2) fills the bytes past
+    this row while the VF's whole-vector tail load reads them; only the row's own bytes are ordered by a flag."""
+    core, src, out = _core()
+    gm = aj.GlobalTensor(np.full(64 - N, 3.0, np.float32))
+    with core:
+        following = aj.LocalTensor(aj.TPosition.VECCALC, src.addr + 4 * N, 64 - N, dtype="float")
+        aj.DataCopy(following, gm, 64 - N)          # MTE2 over the 96 bytes past the row, not yet waited for
+        TAIL(out, src, N, full)                     # V: reads them with the row
+        aj.DataCopy(following, gm, 64 - N)          # MTE2 again: a WAR only if the load's extra bytes counted
+        aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+        _copy_out(out, 64 if full else N)
+    return core.sanitizer.reports
+
+
+def test_a_tail_load_over_bytes_another_pipe_writes_is_no_race_while_its_lanes_are_unused():
+    assert _prefetching(False) == []
+
+
+def test_a_tail_load_over_bytes_another_pipe_writes_is_the_memory_report_where_its_lanes_are_used():
+    [report] = _prefetching(True)
+    assert report.check == "memory" and report.instruction.api == "DataCopy"
