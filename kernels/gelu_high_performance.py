@@ -20,8 +20,8 @@ Muls(COEFF_D = -0.5), Adds(COEFF_E = 2), Exp, in the same tiling:
   may be writing meanwhile: the lanes are masked off, so the values do not depend on them. Deviation: the port puts
   32 floats of zeros (one Duplicate) after each x tile, so those loads stay inside their tensor and read defined
   bytes; `_run(10, original_layout=True)` runs the original's layout on a `bounds="ub"` launch (the tests: the
-  same bits, and the sanitizer's WAR-race reports on those 128 bytes; memory reports too before session 66 and init
-  reports before session 54, none with the lane tracking: those lanes never reach a store);
+  same bits, and no sanitizer report: the race, memory and init reports of those 128 bytes went with the lane
+  tracking, sessions 54 and 66, for those lanes never reach a store);
 - case 1 (`gelu_eltwise`): GeluEltwiseBasic under UpdateMask, 64 floats a step;
 - cases 2 and 3 (`gelu_eltwise_split`): GeluEltwiseLoopSplit, the GELU loop storing y, then a second loop loading y
   back for the element-wise tail (case 3 adds `#pragma unroll 6` to both loops: the same instructions).
