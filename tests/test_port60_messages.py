@@ -183,13 +183,19 @@ def test_the_310p_hard_sync_all_says_the_device_build_does_nothing():
 
 
 def test_a_reduce_sum_work_buffer_over_src_says_to_pass_another():
-    """port60c's ReduceSum(t, t, t, n) on the 310P, whose tree writes its partial sums to the work buffer."""
+    """port60c's ReduceSum(t, t, t, n) on the 310P, whose tree writes its partial sums to the work buffer: since
+    session 66 a work buffer at src's own address is the in-place form there (repeat i's sum lands in bytes a repeat
+    already read; decisions.md "Reductions in place") and gives the out-of-place sum; a work buffer starting
+    elsewhere inside src is refused, nothing written, and the message says what to pass."""
     with aj.Core("atlas-inference-aicore") as core:
         t = core.local_tensor("float", 64)
         t[:] = 1.0
+        aj.ReduceSum(t, t, t, 8)
+        assert t.numpy()[0] == 8
         before = core.ub.copy()
-        with pytest.raises(aj.OverlapError, match="pass a buffer apart from src"):
-            aj.ReduceSum(t, t, t, 8)
+        with pytest.raises(aj.OverlapError, match="not elsewhere inside src: pass src itself or a buffer apart "
+                                                  "from src"):
+            aj.ReduceSum(t, t, t[8:], 64)
         assert np.array_equal(core.ub, before)
 
 

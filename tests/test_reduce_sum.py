@@ -347,8 +347,10 @@ def test_high_dim_values_positionally_or_by_keyword(device):
 
 
 def _tmp_over_src_cases(core):
-    """(call, tmp written) per form on `core`: tmp is src itself, so the call is legal exactly when the device's
-    algorithm writes no tmp entry (SPEC 4.2-4.4; decisions.md "Overlap")."""
+    """dst, src and (call, refused, sum) per form on `core`: tmp is src itself, so the call is legal where the
+    device's algorithm writes no tmp entry (SPEC 4.2-4.4; decisions.md "Overlap") and, since session 66, on every
+    non-950 tree, whose first level writes repeat i's sum to tmp[i], bytes a repeat already read (decisions.md
+    "Reductions in place"); the 950's Reg implementation writing tmp stays refused."""
     spec, lanes = core.spec, 128
     s = core.local_tensor("half", 8 * lanes)
     d = core.local_tensor("half", 16)
@@ -356,19 +358,22 @@ def _tmp_over_src_cases(core):
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     count_writes = {TREE_SEQ: lambda n: False, TREE_TREE_TAIL: lambda n: True,  # SPEC 4.2; 4.3 (tmp[0] even < L)
                     VADD_TREE: lambda n: n > 4 * lanes}[spec.reduce_sum_count_algorithm]  # SPEC 4.4
-    cases = [(lambda n=n: aj.ReduceSum(d, s, s, n), count_writes(n), n) for n in (100, 300, 4 * lanes, 5 * lanes + 1)]
-    cases += [(lambda r=r: aj.ReduceSum(d, s, s, lanes, r, 8), r > 1 or not is_950, r * lanes) for r in (1, 2)]
-    return d, cases
+    cases = [(lambda n=n: aj.ReduceSum(d, s, s, n), is_950 and count_writes(n), n)
+             for n in (100, 300, 4 * lanes, 5 * lanes + 1)]
+    cases += [(lambda r=r: aj.ReduceSum(d, s, s, lanes, r, 8), is_950 and r > 1, r * lanes) for r in (1, 2)]
+    return d, s, cases
 
 
 def test_tmp_may_overlap_src_where_the_algorithm_writes_no_tmp(device):
     """Tester R1: the overlap rule keeps src apart from the tmp entries the algorithm writes, not from tmp as a
     whole: the 950 writes none for N <= 4L (count, counter mode) or R <= 1 (high dim), the A2/A3 count form none
-    at all; the other paths write tmp[0..] and are refused (OverlapError, nothing written)."""
+    at all; the 950's other paths write tmp[0..] and are refused (OverlapError, nothing written). The non-950 trees
+    take a tmp at src's own address whatever they write (session 66; tests/test_reduce_sum_tmp_in_place.py)."""
     core = aj.Core(device)
-    d, cases = _tmp_over_src_cases(core)
-    for call, writes_tmp, n in cases:
-        if writes_tmp:
+    d, s, cases = _tmp_over_src_cases(core)
+    for call, refused, n in cases:
+        s[:] = np.ones(s.size, np.float16)   # an in-place call leaves partial sums in src (D18)
+        if refused:
             _refused(core, call, aj.OverlapError, "src/sharedTmpBuffer", device)
         else:
             d[:] = 0

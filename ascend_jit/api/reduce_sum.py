@@ -206,34 +206,100 @@ _IN_PLACE_HINT = ("; dst may share sharedTmpBuffer's bytes, or src's first eleme
 
 
 # a tmp over src where this device's algorithm writes its partial sums (port60c wrote the A2's ReduceSum(t, t, t, n)
-# on the 310P)
+# on the 310P; since session 66 the non-950 trees accept a tmp at src's own address, decisions.md "Reductions in place")
 _TMP_OVER_SRC_HINT = ("; this device's algorithm writes its partial sums to sharedTmpBuffer while src is still read "
                       "(D11, D18): pass a buffer apart from src")
+_TMP_INSIDE_SRC_HINT = ("; this device's algorithm writes its partial sums to sharedTmpBuffer while src is still "
+                        "read (D11, D18): sharedTmpBuffer may start at src's own address (repeat i's sum lands in "
+                        "bytes a repeat already read, decisions.md \"Reductions in place\"), not elsewhere inside "
+                        "src: pass src itself or a buffer apart from src")
 
 
-def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need, written):
+def _tmp_in_place_ok(spec, count_form):
+    """Whether a sharedTmpBuffer at src's own address is the in-place form on this device: the non-950 trees (the
+    910/310P/310B count form, SPEC 4.3; every non-950 high-dim form, SPEC 4.2, 4.3), whose vcadd repeat i reads its
+    whole source before writing tmp[i] at byte i*sizeof(T) (dav_c220 / dav_c100 / dav_m200 / dav_m300
+    ReduceSumFirstStep; decisions.md "Reductions in place"). The 950's count form and normal high-dim form are one
+    Reg VF whose work-buffer stores are not shown to trail its src loads in place (SPEC 4.4): not accepted there."""
+    if count_form:
+        return spec.reduce_sum_count_algorithm == TREE_TREE_TAIL
+    return spec.reduce_sum_highdim_algorithm != TREE_TREE_950
+
+
+def _check_tmp_at_src(spec, d, dst_addr, tmp_addr, src_op, written, tree_repeats):
+    """A sharedTmpBuffer at src's own address on a device where _tmp_in_place_ok (decisions.md "Reductions in
+    place", SPEC 8.2's across-repeat rule): tmp entry i (byte i*sizeof(T) from src) is written by repeat i of the
+    first level after that repeat read its source, so the result is the out-of-place one unless a LATER repeat reads
+    entry i. With a repeat stride of 32 bytes or more no later repeat can (repeat j > i starts at byte j*32 >=
+    (i+1)*sizeof(T)); with srcRepStride 0 every repeat reads repeat 0's bytes, and an active lane over entry i < R-1
+    is read again after the write: refused. The later levels read tmp only (the count form's tail repeat, at byte
+    R*256, is read before any write reaches it: writes stay below max(R, 2)*sizeof(T)). One device case differs
+    from the out-of-place call: on the 910 and 310B (dav_c100 / dav_m300 ReduceSumSecondStep, no counter mode) a
+    tree of R > L results with R % L != 0 sends its last level-2 group through dst[0] (vcadd into dst, then a scalar
+    copy to tmp[R // L]); a dst over tmp[0 .. R//L - 1] replaces a group's partial sum before the final level reads
+    it: refused, with that reason."""
+    size, lanes = d.size, d.lanes_per_repeat
+    step = src_op.rep * 32
+    if step == 0 and src_op.repeat >= 2:
+        read_again = min(written, src_op.repeat - 1)   # entries 0 .. R-2 have a later repeat
+        hit = first_touch(Operand("src", src_op.base, size, src_op.lo, src_op.hi, 1, src_op.blk, 0),
+                          tmp_addr, tmp_addr + read_again * size)
+        if hit is not None:
+            k = (hit[1] - tmp_addr) // size
+            raise OverlapError(API, "src/sharedTmpBuffer", f"sharedTmpBuffer bytes [{tmp_addr}, "
+                               f"{tmp_addr + written * size})", device=spec.name,
+                               legal="at src's address only where no later repeat reads the tmp entries (SPEC 8.2), "
+                                     "or apart from src",
+                               detail=f"src_rep_stride 0: repeat {k} writes its sum (tmp entry {k}) to byte {hit[1]}, "
+                                      f"which repeat {k + 1} then reads again (SPEC 8.2: an earlier repeat's result "
+                                      "must not be a later repeat's source): pass a buffer apart from src")
+    if spec.reduce_sum_step2_flags and tree_repeats > lanes and tree_repeats % lanes:
+        groups = tree_repeats // lanes
+        if tmp_addr <= dst_addr < tmp_addr + groups * size:
+            entry = (dst_addr - tmp_addr) // size
+            raise OverlapError(API, "dst/sharedTmpBuffer", f"dst at sharedTmpBuffer entry {entry}", device=spec.name,
+                               legal=f"dst apart from sharedTmpBuffer entries [0, {groups}) for this call",
+                               detail=f"{tree_repeats} repeat results (more than L = {lanes}, not a multiple of it): "
+                                      "this device's second step (dav_c100 / dav_m300 ReduceSumSecondStep) writes "
+                                      f"the last group's sum to dst[0] and then copies it to tmp[{groups}], so a dst "
+                                      "there overwrites a group's partial sum before the final level reads it and "
+                                      "the device's result differs from the out-of-place call's: pass dst or "
+                                      "sharedTmpBuffer apart from src")
+
+
+def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need, written, count_form=False,
+                            tree_repeats=0):
     """tmp holds the minimum `need` (D11, D18); src overlaps neither dst[0] nor the `written` tmp entries
     (_tmp_written), on the exact bytes src's repeats read (decisions.md "Overlap"): a dst or tmp in the unread gaps
     of a strided src is legal, and so is a tmp over src where the algorithm writes no tmp (SPEC 4.2, 4.4).
     A dst at src's own address is the full overlap SPEC 3.3 allows a count API (SPEC 4.5: "otherwise the general
     overlap rule applies"; in the high-dim form dst starts at its repeat's first byte, as the repeat reductions' in
     place form), `ReduceSum(t, t, tmp, n)` as ported kernels write it; every algorithm writes dst[0] once, after
-    its last read of src (decisions.md "Reductions in place")."""
+    its last read of src (decisions.md "Reductions in place"). A tmp at src's own address is the same in-place
+    form on the non-950 trees (_check_tmp_at_src; `count_form` and `tree_repeats`, the first level's repeat count,
+    say which algorithm runs)."""
     if tmp_size < need:
         raise ParameterError(API, "sharedTmpBuffer.GetSize()", tmp_size, legal=f">= {need} elements", device=spec.name,
                              detail=f"too small: the algorithm needs {need} elements (D11, D18)")
     dst_ext = (dst_addr, dst_addr + d.size)
     tmp_ext = (tmp_addr, tmp_addr + written * d.size)
+    in_place_ok = _tmp_in_place_ok(spec, count_form)
     for name, ext in (("dst", dst_ext), ("sharedTmpBuffer", tmp_ext)):
         if name == "dst" and dst_addr == src_op.base:
+            continue
+        if name == "sharedTmpBuffer" and written and tmp_addr == src_op.base and in_place_ok:
+            _check_tmp_at_src(spec, d, dst_addr, tmp_addr, src_op, written, tree_repeats)
             continue
         hit = first_touch(src_op, *ext)
         if hit is not None:
             raise OverlapError(API, f"src/{name}", f"{name} bytes [{ext[0]}, {ext[1]})", device=spec.name,
                                legal="disjoint from the bytes src's repeats read" +
-                                     (", or at src's address (SPEC 3.3, 4.5)" if name == "dst" else " (SPEC 4.5, 8.2)"),
+                                     (", or at src's address (SPEC 3.3, 4.5)" if name == "dst" else
+                                      (", or at src's address (SPEC 4.5, 8.2)" if in_place_ok else
+                                       " (SPEC 4.5, 8.2)")),
                                detail=f"src repeat {hit[0]} reads byte {hit[1]}" +
-                                      (_IN_PLACE_HINT if name == "dst" else _TMP_OVER_SRC_HINT))
+                                      (_IN_PLACE_HINT if name == "dst" else
+                                       (_TMP_INSIDE_SRC_HINT if in_place_ok else _TMP_OVER_SRC_HINT)))
 
 
 _ENTRIES = EntryTable()
@@ -428,7 +494,7 @@ def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_
     src_op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, 8, count % lanes or lanes)
     _check_bounds(spec, "tensor", src_op, src_addr, src_size, d)  # count forms: never past src (decisions.md)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, _tmp_minimum(spec, d, count=count),
-                            _tmp_written(spec, d, count=count))
+                            _tmp_written(spec, d, count=count), count_form=True, tree_repeats=count // lanes)
     algo = spec.reduce_sum_count_algorithm
     after = {TREE_SEQ: AFTER_COUNT_MASK, TREE_TREE_TAIL: AFTER_UNDEFINED}.get(algo, AFTER_NOTHING)
     if spec.count_mask_effect == COUNT_UNTOUCHED:
@@ -531,7 +597,8 @@ def _validate_high_dim(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, d
     op = Operand("src", src_addr, d.size, plan.lo, plan.hi, run_repeats, 1, src_rep_stride)
     _check_bounds(spec, bounds, op, src_addr, src_size, d)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op,
-                            _tmp_minimum(spec, d, repeat_time=repeat_time), _tmp_written(spec, d, repeats=run_repeats))
+                            _tmp_minimum(spec, d, repeat_time=repeat_time), _tmp_written(spec, d, repeats=run_repeats),
+                            tree_repeats=run_repeats)
     return _HighDimCall(d, is_950, plan, dst_addr, src_addr, tmp_addr, src_rep_stride * 32, run_repeats,
                         run_repeats == 0 and spec.reduce_sum_highdim_repeat0 == "zero")
 
