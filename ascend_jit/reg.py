@@ -4488,6 +4488,11 @@ _NOT_OFFERED_NAMES = {
        f"write aj.Reg.ReduceDataBlock(dst, src, mask, aj.Reg.ReduceType.{op})" for op in ("SUM", "MAX", "MIN")},
     "PairReduce": "PairReduceElem's template argument has one value, PairReduce::SUM, which is what "
                   "aj.Reg.PairReduceElem(dst, src, mask) computes: leave the argument out",
+    # port66d: ten ops-nn arch35 files write the intrinsic `plt_b32(sreg, POST_UPDATE)` that UpdateMask wraps
+    **dict.fromkeys(("plt_b8", "plt_b16", "plt_b32", "plt_b64", "POST_UPDATE"),
+                    "the CCE intrinsic under UpdateMask: `plt_bN(sreg, POST_UPDATE)` is `mask, sreg = "
+                    "aj.Reg.UpdateMask(T, sreg)` with T of N bits (min(sreg, 256 / sizeof(T)) lanes active, sreg "
+                    "less that many; SPEC-2 11.7)"),
 }
 
 

@@ -71,9 +71,9 @@ _SHORT = {PIPE_S: "S", PIPE_V: "V", PIPE_MTE2: "MTE2", PIPE_MTE3: "MTE3"}
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # Special registers written by the vector pipe and read by the scalar pipe (SPEC-2 10.4: the GetReduce*Spr reads are
-# PIPE_S): ACC_VAL (the count-form ReduceSum's side result), the ReduceRepeat/ReduceMax MAX/MIN value and index, and
-# GatherMask's RSVD_CNT (GetGatherMaskRemainCount).
-SPRS = ("ACC_VAL", "MAX_MIN", "RSVD_CNT")
+# PIPE_S): ACC_VAL (the count-form ReduceSum's side result), the ReduceRepeat/ReduceMax MAX/MIN value and index.
+# GatherMask's RSVD_CNT is not one: the device orders its read (api/gather.py GetGatherMaskRemainCount).
+SPRS = ("ACC_VAL", "MAX_MIN")
 SPR_BYTES = 8
 
 
@@ -762,8 +762,8 @@ class Sanitizer:
         return (name, self.ub_bytes + SPRS.index(name) * SPR_BYTES, SPR_BYTES)
 
     def spr_read(self, api, name):
-        """GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr / GetGatherMaskRemainCount: a scalar-pipe read of a
-        register the vector pipe writes."""
+        """GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr: a scalar-pipe read of a register the vector pipe
+        writes."""
         self.instruction(api, PIPE_S, [Access.of_run(name, self.spr(name)[1], SPR_BYTES, False)])
 
     def _space(self, address):

@@ -84,3 +84,26 @@ def test_a_sub_tensor_at_a_tensor_s_end_names_the_index_and_the_size():
     with pytest.raises(aj.OutOfBoundsError) as err:
         g[1]
     assert "index 1 leaves no element of a 1-element tensor" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["plt_b16", "plt_b32", "POST_UPDATE"])
+def test_the_plt_intrinsic_says_it_is_update_mask(name):
+    """port66d: ops-nn arch35 files write `plt_b32(sreg, POST_UPDATE)`, the intrinsic UpdateMask wraps."""
+    with pytest.raises(aj.NotOfferedError) as err:
+        getattr(aj.Reg, name)
+    assert "mask, sreg = aj.Reg.UpdateMask(T, sreg)" in str(err.value)
+
+
+def test_the_gather_mask_count_read_straight_after_gather_mask_is_no_race():
+    """port66e (ops-math HansEncode's GetRsvdCnt): the devkit's own GatherMaskImpl reads RSVD_CNT by get_rsvd_cnt()
+    right after its vreducev2 with no flag, so the device orders the read."""
+    with aj.sanitize_session("report,device-sync") as session:
+        core = aj.Core("atlas-a2")
+        with core:
+            src, dst = core.local_tensor("uint16", 128), core.local_tensor("uint16", 128)
+            pattern = core.local_tensor("uint16", 8)
+            src[:] = np.arange(128, dtype=np.uint16)
+            pattern[:] = np.full(8, 0x5555, np.uint16)
+            kept = aj.GatherMask(dst, src, pattern, True, 128, aj.GatherMaskParams(1, 1, 8, 0))
+            assert aj.GetGatherMaskRemainCount() == kept == 64
+    assert session.reports == []
