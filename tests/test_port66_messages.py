@@ -107,3 +107,18 @@ def test_the_gather_mask_count_read_straight_after_gather_mask_is_no_race():
             kept = aj.GatherMask(dst, src, pattern, True, 128, aj.GatherMaskParams(1, 1, 8, 0))
             assert aj.GetGatherMaskRemainCount() == kept == 64
     assert session.reports == []
+
+
+def test_a_pipe_reset_with_a_queue_tensor_still_allocated_kills_it():
+    """port66e (ops-math HansEncode Resets its TPipe with a compare tensor never freed): the devkit's TPipe::Reset
+    skips a buffer that is not free and asserts nothing; the tensor dies as at Destroy, and the UB is free again."""
+    with aj.Core("atlas-a2") as core:
+        pipe, queue = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(queue, 1, 256)
+        leaked = queue.AllocTensor("float")
+        pipe.Reset()
+        with pytest.raises(aj.StateError, match="TPipe.Reset"):
+            leaked.GetValue(0)
+        again = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(again, 1, 256)
+        assert again.AllocTensor("float").addr == leaked.addr

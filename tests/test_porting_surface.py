@@ -643,12 +643,10 @@ def test_tbufpool_carves_in_order_and_a_shared_pool_reuses_the_range():
         assert (t1.addr - t0.addr, t0.GetSize(), b.Get("half").addr - t0.addr) == (128, 64, 256)
         with pytest.raises(aj.OutOfBoundsError):
             p1.InitBuffer(q2, 1, 1024)                     # past the pool's remaining 512 bytes
-        with pytest.raises(aj.StateError, match="FreeTensor") as refused:
-            p1.Reset()                                     # a tensor still allocated
-        assert f"the TQue(VECIN, depth 2)'s tensor at UB byte {t0.addr}" in str(refused.value)   # as TPipe.Reset
         q1.FreeTensor(t0)
-        q1.FreeTensor(t1)
-        p1.Reset()
+        p1.Reset()                                         # t1 still allocated: it dies (session 66, as the devkit)
+        with pytest.raises(aj.StateError, match="TBufPool.Reset"):
+            t1.SetValue(0, 1.0)
         with pytest.raises(aj.StateError):
             q1.AllocTensor("half")                         # carved from a reset pool: unbound
         with pytest.raises(aj.StateError):
@@ -665,11 +663,9 @@ def test_tpipe_reset_releases_every_buffer():
         pipe.InitBuffer(q, 1, 4096)
         pipe.InitBufPool(pool, core.spec.ub_bytes - 4096)  # the UB is full
         t = q.AllocTensor("float")
-        with pytest.raises(aj.StateError, match="FreeTensor") as refused:
-            pipe.Reset()
-        assert f"TQue(VECIN, depth 1)'s tensor at UB byte {t.addr}" in str(refused.value)   # not a repr (port52e)
-        q.FreeTensor(t)
-        pipe.Reset()
+        pipe.Reset()   # t still allocated: it dies, as the devkit's Reset skips its buffer (session 66)
+        with pytest.raises(aj.StateError, match="TPipe.Reset"):
+            t.GetValue(0)
         with pytest.raises(aj.StateError):
             q.AllocTensor("float")
         pipe.InitBufPool(aj.TBufPool(), core.spec.ub_bytes)   # the whole UB is free again
