@@ -4092,9 +4092,12 @@ def _numba_reason(error):
                 "(C++'s __simd_callee__), or is one of the package's (aj.CeilDivision, aj.DivCeil, aj.AlignUp, ...)")
     if "Unknown attribute" in reasons[0] and "of type TensorHandle" in reasons[0]:
         # port66a: C++ casts a `__ubuf__` pointer inside the VF; here the tensor is reinterpreted before the call
-        return (f"{reasons[0].rstrip('.')}: a tensor in a compiled VF offers t[i], len, GetSize, GetLength and "
-                "GetPhyAddr; reinterpret it outside and pass that (`vf(t.ReinterpretCast(\"int64\"), ...)`: the same "
-                "bytes as the other type)")
+        offered = (f"{reasons[0].rstrip('.')}: a tensor in a compiled VF offers t[i], len, GetSize, GetLength and "
+                   "GetPhyAddr")
+        if "'ReinterpretCast'" in reasons[0]:
+            return (offered + "; reinterpret it outside and pass that (`vf(t.ReinterpretCast(\"int64\"), ...)`: the "
+                    "same bytes as the other type)")
+        return offered
     if reasons[0].endswith(":") and len(reasons) > 1:   # "No implementation of ... found for signature:" says which
         reason = f"{reasons[0]} {reasons[1]}"             # call on the next line (">>> Div(..., DivSpecificMode(...))")
         # C++'s sizeof(T) ported as numpy's np.dtype(T).itemsize: say what compiles

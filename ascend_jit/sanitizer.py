@@ -604,13 +604,13 @@ _REGISTER_STORED_FIX = ("the store wrote lanes of a register made at {made} that
                         "hardware leaves a register's lanes undefined until written: a MERGING operation, a masked "
                         "Copy or a partial write keeps them): write every lane first (e.g. Duplicate(reg, 0) or a "
                         "full load), use ZEROING, or keep these lanes out of the store's mask or of the reads")
-# the mask bits a count-form Compare computed from never-written lanes, the elements a GatherMask gathered from them
+# the mask bits a Compare computed from never-written lanes, the elements a GatherMask gathered from them
 # (Derived, Sanitizer.mark_derived)
 COMPARED_FIX = ("these mask bits were computed from lanes of {operand} that {unwritten} (UB byte {address}, "
                 "{nbytes} bytes; a Compare compares whole 256-byte blocks, SPEC-2 D44: the count form whatever the "
-                "data's length, the high-dim form on A2/A3/310P/910 whatever its mask): read only the bits of written lanes (a Select of the data's count does; a MaskReg "
-                "load follows each bit; other readers take a byte's 8 bits whole), or write those lanes before the "
-                "Compare (Duplicate the tile's tail)")
+                "data's length, the high-dim form on A2/A3/310P/910 whatever its mask): read only the bits of "
+                "written lanes (a Select of the data's count does; a MaskReg load follows each bit; other readers "
+                "take a byte's 8 bits whole), or write those lanes before the Compare (Duplicate the tile's tail)")
 GATHERED_FIX = ("these elements were gathered from bytes of {operand} that {unwritten} (UB byte {address}, "
                 "{nbytes} bytes): read only the elements gathered from written data, or write the source first (a "
                 "normal-mode GatherMask reads whole repeats whatever the data's length; reduce mode, reduceMode True "
@@ -951,9 +951,10 @@ class Sanitizer:
         return addresses[(self.derived_bits[addresses] & used) != 0]
 
     def _uninitialised_by_writer(self, instr, acc, uninitialised=None):
-        """An init report per kind of uninitialised byte an access read (`uninitialised`: those that count, else every
-        one): the never-written ones (acc's own fix), and per Reg store the bytes it wrote from register lanes of
-        uninitialised bytes (the store as the earlier instruction, the load in the fix; lane_shadow.py)."""
+        """A report per kind of uninitialised byte an access read (`uninitialised`: those that count, else every
+        one): an init report of the never-written ones (acc's own fix), and per Reg store one of the bytes it wrote
+        from marked register lanes (the store as the earlier instruction, the load in the fix; lane_shadow.py): init
+        for lanes of uninitialised bytes, memory for lanes loaded outside their tensor, each under its own check."""
         from .lane_shadow import ORIGINS
         if uninitialised is None:
             read = _addresses(acc.addrs)
@@ -1455,24 +1456,47 @@ class Sanitizer:
         found = []
         if not self._follows_unwritten():
             return found
+        memory = self._memory_stores()
         for d in derived:
             if d.src.size == 0 or self.initialised[int(d.src.min()):int(d.src.max()) + d.size].all():
                 continue   # the span the elements lie in is all written: the per-element walk has nothing to find
             read = d.src[:, None] + np.arange(d.size)
             unwritten = ~self.initialised[read]
             bad = unwritten.any(axis=1)
-            if bad.any():
-                outputs = np.unique((d.dst[bad][:, None] + np.arange(d.dst_size)).reshape(-1))
+            if not bad.any():
+                continue
+            # an element reading a byte a Reg store wrote from lanes loaded outside their tensor carries that load's
+            # memory origin; the others' never-written bytes are the init check's (review66: one such byte had
+            # given every output of the record the memory origin)
+            origin = np.full(read.shape, -1, np.int64)
+            if memory is not None:
+                writer = self.stored_from[read]
+                from_outside = unwritten & (writer >= 0) & memory[np.maximum(writer, 0)]
+                origin[from_outside] = np.array([k for _, k in self.lane_stores], np.int64)[writer[from_outside]]
+            load_of = origin.max(axis=1)   # per element, the load named (the newer origin if two loads fed it)
+            for pick, load in [(bad & (load_of < 0), None)] + [
+                    (bad & (load_of == k), int(k)) for k in np.unique(load_of[load_of >= 0])]:
+                if not pick.any():
+                    continue
+                outputs = np.unique((d.dst[pick][:, None] + np.arange(d.dst_size)).reshape(-1))
                 bits = None
                 if d.dst_bit is not None:   # the unknown bits of each output byte, of the elements that read one
                     bits = np.zeros(outputs.size, np.uint8)
-                    np.bitwise_or.at(bits, np.searchsorted(outputs, d.dst[bad]),
-                                     (1 << d.dst_bit[bad]).astype(np.uint8))
-                unwritten = np.unique(read[unwritten])
-                writers = (self.stored_from[unwritten] if self.stored_from is not None else
-                           np.full(unwritten.size, -1, np.int32))
-                found.append((d.operand, outputs, unwritten, d.fix, writers, bits))
+                    np.bitwise_or.at(bits, np.searchsorted(outputs, d.dst[pick]),
+                                     (1 << d.dst_bit[pick]).astype(np.uint8))
+                read_bytes = np.unique(read[pick][unwritten[pick]])
+                writers = (self.stored_from[read_bytes] if self.stored_from is not None else
+                           np.full(read_bytes.size, -1, np.int32))
+                found.append((d.operand, outputs, read_bytes, d.fix, writers, bits, load))
         return found
+
+    def _memory_stores(self):
+        """Per lane_stores index, whether its values came from lanes a Reg load read outside its tensor (None: no
+        Reg store wrote from marked lanes yet)."""
+        if self.stored_from is None or not self.lane_stores:
+            return None
+        from .lane_shadow import ORIGINS
+        return np.array([ORIGINS[k].check == "memory" for _, k in self.lane_stores], np.bool_)
 
     def mark_derived(self, instr, found):
         """The output bytes of derived_uninitialised stay uninitialised after `instr` wrote them, reported with it
@@ -1480,6 +1504,11 @@ class Sanitizer:
         256-byte blocks, SPEC-2 D44, and a normal-mode GatherMask gathers whole repeats, so a tile's pad lanes are
         read whatever the data's length; their results are harmless until read, port61a, port61g)."""
         from . import lane_shadow
+        # computed from bytes stored from lanes loaded outside their tensor: that load's origin, which wins
+        for _, outputs, _, _, _, bits, load in found:
+            if load is not None:
+                self.lanes_stored(instr, outputs, load, bits)
+        found = [f[:6] for f in found if f[6] is None]
         if len(found) > 1:   # both sources of a Compare: one record naming both (the last had overwritten the first)
             unwritten, at = np.unique(np.concatenate([f[2] for f in found]), return_index=True)
             outputs = np.unique(np.concatenate([f[1] for f in found]))
@@ -1491,12 +1520,6 @@ class Sanitizer:
             found = [(" and ".join(f[0] for f in found), outputs, unwritten, found[0][3],
                       np.concatenate([f[4] for f in found])[at], bits)]
         for operand, outputs, unwritten, fix, writers, bits in found:
-            # computed from bytes stored from lanes loaded outside their tensor: that load's origin, which wins
-            outside = [k for k in (self.lane_stores[w][1] for w in dict.fromkeys(writers[writers >= 0].tolist()))
-                       if lane_shadow.ORIGINS[k].check == "memory"]
-            if outside:
-                self.lanes_stored(instr, outputs, outside[0], bits)
-                continue
             if not self.enabled("init"):
                 continue
             first, nbytes = int(unwritten[0]), int(unwritten.size)

@@ -565,8 +565,8 @@ def _index_value(api, i, size, device=None, tensor=None, gm=None):
             too_small = ("its GM array is too small or the offset too large: check the SetGlobalBuffer size and "
                          "the block's offset" if api.startswith("GlobalTensor") else
                          "its buffer is too small: size the InitBuffer / TBuf for it")
-            detail = (f"index {i} leaves no element of a {size}-element tensor: a sub-tensor starting at its end "
-                      f"has none to compute on (if the kernel writes it, {too_small}); the empty view at the end is the slice "
+            detail = (f"it leaves none of the tensor's {size} elements: a sub-tensor starting at its end has none "
+                      f"to compute on (if the kernel writes it, {too_small}); the empty view at the end is the slice "
                       f"[{size}:] (decisions.md \"Indexing\")")
         elif gm is not None and i >= size and _past_declared(gm, i) is not None:
             detail = _past_declared(gm, i)

@@ -32,12 +32,13 @@ blocks: the host pads GM to 32 bytes. In the Sign:
    counter-mode mask again after each Compare. The devkit's A2 Compare (impl/basic_api/dav_c220/
    kernel_operator_vec_cmp_impl.h, VcmpvImpl) neither reads nor writes the register, so this changes no value;
    `original_mask=True` runs the original's sequence and tests/test_port46m_kernels.py shows the refusal.
-3. The Compares read whole 256-byte repeats: past the chunk's count into lanes of src and dst nothing wrote yet
-   (the next chunk's dst lanes, the lanes past a short tile: uninitialised on a buffer's first use, whose bits no
-   Select uses: no sanitizer report since session 66, which follows them to the bits) and, where a full tile's last chunk ends inside a repeat (the A2/A3 float tile of 9824 elements
-   ends 32 floats into one), past the tile's buffer, which the emulator refuses (OutOfBoundsError naming Compare;
-   `original_buffers=True` shows both). The port's queue buffers and float TBufs are one 256-byte repeat longer and
-   the bytes past the tile's data are Duplicated to 0 before the Sign; the bits those lanes give are never selected.
+3. The Compares read whole 256-byte repeats: past the chunk's count into lanes of src and dst nothing wrote yet (the
+   next chunk's dst lanes, the lanes past a short tile: uninitialised on a buffer's first use, whose bits no Select
+   uses: no sanitizer report since session 66, which follows them to the bits) and, where a full tile's last chunk
+   ends inside a repeat (the A2/A3 float tile of 9824 elements ends 32 floats into one), past the tile's buffer,
+   which the emulator refuses (OutOfBoundsError naming Compare; `original_buffers=True` shows both). The port's queue
+   buffers and float TBufs are one 256-byte repeat longer and the bytes past the tile's data are Duplicated to 0
+   before the Sign; the bits those lanes give are never selected.
 
 Devices: the original is built for ascend910b / ascend910_93; the port runs on the A3 and A2.
 

@@ -224,7 +224,8 @@ def test_a_maskreg_load_of_compared_bits_marks_the_unwritten_lanes_bits_alone():
     reports, out = _compared_tail(9)
     assert reports == [] and out[:9].tolist() == [-4, -3, -2, -1, 0, 1, 1, 1, 1]
     reports, _ = _compared_tail(10)   # lane 9 is used: its bit is the Compare of a never-written element
-    assert len(reports) == 1 and reports[0].instruction.api == "Copy" and "the count form whatever the data's length" in reports[0].fix
+    assert len(reports) == 1 and reports[0].instruction.api == "Copy"
+    assert "the count form whatever the data's length" in reports[0].fix
 
 
 def _clear_the_soft_sync_workspace(workspace):

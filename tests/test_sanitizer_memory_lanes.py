@@ -12,7 +12,7 @@ import pytest
 import ascend_jit as aj
 from ascend_jit.errors import SanitizerError
 from ascend_jit.lane_shadow import ORIGINS
-from test_sanitizer_lanes import _marks
+from test_sanitizer_lanes import _copy_out, _marks   # the copy-out after the VF: the UB read of what it stored
 from test_sanitizer_reg import LOADS
 
 R = aj.Reg
@@ -47,15 +47,6 @@ def _vf_tail(out, src, count, full):
 TAIL = R.simd_vf(_vf_tail)
 LOAD_LINE = _vf_tail.__code__.co_firstlineno + 4
 STORE_LINE = LOAD_LINE + 2
-
-
-def _copy_out(out, n):
-    """The copy-out after the VF (V -> MTE3): the UB read that uses what the store wrote."""
-    aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
-    aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
-    gm = np.zeros(64, np.float32)
-    aj.DataCopy(aj.GlobalTensor(gm), out, n)
-    return gm
 
 
 def _line(function, text):
@@ -284,3 +275,24 @@ def test_a_tail_load_over_bytes_another_pipe_writes_is_no_race_while_its_lanes_a
 def test_a_tail_load_over_bytes_another_pipe_writes_is_the_memory_report_where_its_lanes_are_used():
     [report] = _prefetching(True)
     assert report.check == "memory" and report.instruction.api == "DataCopy"
+
+
+@pytest.mark.parametrize("checks", [None, ("race", "memory")], ids=["default", "race,memory"])
+def test_a_compare_of_outside_and_never_written_lanes_gives_each_bit_its_own_cause(checks):
+    """review66: a count-form Compare over bytes stored from lanes loaded outside their tensor (out[40:64]) and
+    bytes nothing wrote (out[64:128]): the first group's bits carry the load's memory origin, the second's are the
+    init check's alone (one outside byte had given every output of the record the memory origin)."""
+    core, src, _ = _core(checks=checks)
+    out, bits = core.local_tensor("float", 128), core.local_tensor("uint8", 32)
+    with core:
+        TAIL(out, src, N, True)
+        aj.Duplicate(bits.ReinterpretCast("uint16"), 0, 16)
+        aj.Compare(bits, out, out, aj.CMPMODE.EQ, 128)
+        aj.SetFlag(0, event=aj.HardEvent.V_S)
+        aj.WaitFlag(0, event=aj.HardEvent.V_S)
+        bits.GetValue(8)                             # lanes 64-71: never written
+        init = list(core.sanitizer.reports)
+        bits.GetValue(5)                             # lanes 40-47: loaded from outside src
+    assert [r.check for r in init] == ([] if checks else ["init"])
+    [memory] = core.sanitizer.reports[len(init):]
+    _assert_use(memory, src, "GetValue", "tensor")
