@@ -57,6 +57,7 @@ def _vf_reinterpreting(t, out):
     R.StoreAlign(out, r, R.CreateMask("int64"))
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="the compiled VF's warning: a sanitizing core runs every VF plain")
 def test_a_vf_reinterpreting_its_tensor_says_to_pass_the_reinterpreted_tensor():
     """port66a (StatelessDropOutGenMask's `(__ubuf__ int64_t*)` view): the warning had quoted numba alone."""
     core = aj.Core("ascend950")
