@@ -443,6 +443,13 @@ def _outside(a, lo, hi):
     return a[(a < lo) | (a >= hi)]
 
 
+def _inside(a, lo, hi):
+    """A footprint (a slice or an ascending address array) cut to [lo, hi), in the same form."""
+    if isinstance(a, slice):
+        return slice(min(max(a.start, lo), hi), max(min(a.stop, hi), lo))
+    return a[(a >= lo) & (a < hi)]
+
+
 def operand_elements(op):
     """The elements an `api._common.Operand` (strided, masked, counter-mode) touches, in issue order: (first byte
     address of each, its repeat, its lane index in the repeat)."""
@@ -1456,7 +1463,7 @@ class Sanitizer:
         found = []
         if not self._follows_unwritten():
             return found
-        memory = self._memory_stores()
+        store_loads = None   # made once a record reads bytes a Reg store wrote from marked lanes
         for d in derived:
             if d.src.size == 0 or self.initialised[int(d.src.min()):int(d.src.max()) + d.size].all():
                 continue   # the span the elements lie in is all written: the per-element walk has nothing to find
@@ -1469,10 +1476,11 @@ class Sanitizer:
             # memory origin; the others' never-written bytes are the init check's (review66: one such byte had
             # given every output of the record the memory origin)
             origin = np.full(read.shape, -1, np.int64)
-            if memory is not None:
-                writer = self.stored_from[read]
-                from_outside = unwritten & (writer >= 0) & memory[np.maximum(writer, 0)]
-                origin[from_outside] = np.array([k for _, k in self.lane_stores], np.int64)[writer[from_outside]]
+            if self.stored_from is not None:
+                writer = np.where(unwritten, self.stored_from[read], -1)
+                if (writer >= 0).any():
+                    store_loads = self._outside_loads_of_stores() if store_loads is None else store_loads
+                    origin = np.where(writer >= 0, store_loads[np.maximum(writer, 0)], -1)
             load_of = origin.max(axis=1)   # per element, the load named (the newer origin if two loads fed it)
             for pick, load in [(bad & (load_of < 0), None)] + [
                     (bad & (load_of == k), int(k)) for k in np.unique(load_of[load_of >= 0])]:
@@ -1490,13 +1498,11 @@ class Sanitizer:
                 found.append((d.operand, outputs, read_bytes, d.fix, writers, bits, load))
         return found
 
-    def _memory_stores(self):
-        """Per lane_stores index, whether its values came from lanes a Reg load read outside its tensor (None: no
-        Reg store wrote from marked lanes yet)."""
-        if self.stored_from is None or not self.lane_stores:
-            return None
+    def _outside_loads_of_stores(self):
+        """Per lane_stores index, the ORIGINS index of the load whose lanes from outside its tensor the store wrote,
+        else -1 (its values came from uninitialised bytes)."""
         from .lane_shadow import ORIGINS
-        return np.array([ORIGINS[k].check == "memory" for _, k in self.lane_stores], np.bool_)
+        return np.array([k if ORIGINS[k].check == "memory" else -1 for _, k in self.lane_stores], np.int64)
 
     def mark_derived(self, instr, found):
         """The output bytes of derived_uninitialised stay uninitialised after `instr` wrote them, reported with it
@@ -1726,8 +1732,7 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     if outside is not None and outside.size:
         # the bytes outside the tensor are neither checked for races nor recorded as read (port66c: a masked tail
         # load over bytes a prefetch DataCopy is filling): unused they cannot matter, used they are the memory report
-        recorded = (slice(min(max(addrs.start, lo), hi), max(min(addrs.stop, hi), lo)) if isinstance(addrs, slice)
-                    else addrs[(addrs >= lo) & (addrs < hi)])
+        recorded = _inside(addrs, lo, hi)
     access = Access("tensor", write, recorded, tensor, through_lanes=bool(registers),
                     outside_through_lanes=outside is not None)
     try:
