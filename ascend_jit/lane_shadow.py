@@ -26,7 +26,9 @@ docs/decisions.md "A MaskReg's bits carry marks".
 The memory check rides on the same marks (session 66): on a bounds="ub" core a Reg load into data registers reads
 past its tensor as the device does, so the register bytes fed by UB bytes outside the tensor are marked with an
 origin whose `check` is "memory" (a byte outside and uninitialised too takes that one) and followed exactly as
-above; where such a lane is used (its stored bytes read, a carry) the report is a memory report naming the load.
+above; where such a lane is used (its stored bytes read, a carry) the report is a memory report naming the load. A
+MaskReg load past its tensor marks the bits those bytes feed the same way (session 67, `mask_loaded`: all eight bits
+of such a byte), so the report comes where a lane such a bit governs is used.
 
 Only plain (uncompiled) Reg calls carry shadows: a VF given a tensor of a sanitizing core, or a register (data or
 MaskReg) carrying marks, runs uncompiled (docs/decisions.md "Sanitizer"). The operations follow marks once a
@@ -406,11 +408,12 @@ def carry_origin(srcs, words, size, mask=None):
 
 # --- MaskRegs: a mark per bit (bit i governs register byte i) -----------------------------------------------------
 def mask_loaded(mask, run, window, groups, unknown_bits):
-    """A MaskReg load that read uninitialised UB bytes `groups` [(ORIGINS index, UB addresses)] (none: clean bits):
-    `run(handle, words)` replays the load through `window` holding, in one group's bytes, the bits of each that hold
-    no written value (`unknown_bits(addresses)`: all eight but in a Compare's bit bytes) and 0 elsewhere, into zero
-    words; a bit that comes out set came from that group (each distribution's bit mapping is the load's own: NORM,
-    US doubling, DS halving). The load writes every bit."""
+    """A MaskReg load that read uninitialised UB bytes, or bytes outside its tensor, `groups` [(ORIGINS index, UB
+    addresses)] (none: clean bits): `run(handle, words)` replays the load through `window` holding, in one group's
+    bytes, the bits of each that hold no written value (`unknown_bits(addresses)`: all eight but in a Compare's bit
+    bytes; all eight of a byte outside the tensor) and 0 elsewhere, into zero words; a bit that comes out set came
+    from that group (each distribution's bit mapping is the load's own: NORM, US doubling, DS halving). The load
+    writes every bit."""
     if not groups:
         mask._lane_shadow = None
         return

@@ -864,7 +864,8 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         undo = reg_undo(src, mask_reg=dst) if SANITIZING else None  # a report puts back what the call changed
         _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, d, step)))
         if SANITIZING and (src.core.sanitizer is not None or MARKING):  # issue 17: after the operation's refusals
-            # its bits marked from the uninitialised bytes they come from, not reported (lane_shadow.mask_loaded)
+            # its bits marked from the uninitialised bytes they come from, or (bounds="ub") from past the tensor, not
+            # reported (lane_shadow.mask_loaded)
             _loaded(api, src, "load_mask", off, d, undo=undo, registers=(dst,),
                     run=lambda hh, out: mv.load_mask(out, hh, off, d, step), handle=h)
         return result[0]

@@ -640,6 +640,15 @@ _OUTSIDE_LANES_FIX = ("these lanes were loaded by {load} from UB bytes outside i
                       "{address}, {nbytes} bytes; a Reg load takes no mask and reads every byte its distribution "
                       "names, here past the tensor, which this bounds=\"ub\" core let run): enlarge the tensor to "
                       "whole vectors, or keep these lanes out of the stores and the reads with the mask (UpdateMask)")
+# the same for a MaskReg load's bits (session 67: a Memory-API Compare of a tail tile writes fewer bit bytes than the
+# load reads; the bits from past them govern lanes UpdateMask keeps out of every store): reported where a lane such a
+# bit governs is used, as the bits of uninitialised bytes are (lane_shadow.mask_loaded)
+_OUTSIDE_BITS_FIX = ("these mask bits were loaded by {load} from UB bytes outside its {operand} [{lo}, {hi}) (UB byte "
+                     "{address}, {nbytes} bytes; a MaskReg load reads every byte its distribution names, here past "
+                     "the tensor, which this bounds=\"ub\" core let run, and a lane such a bit governs is unknown to "
+                     "be active, so what the lane holds is followed to where it is read): enlarge the tensor to the "
+                     "bytes the load reads, or do not let these bits govern a used lane (an And with UpdateMask's "
+                     "mask, or that mask on the stores)")
 # the report of a marked lane's use by its origin's check (lane_shadow.LaneOrigin.check)
 _KINDS = {"init": "uninitialised read", "memory": _OUTSIDE_LANE_KIND}
 
@@ -661,8 +670,8 @@ class Access:
     # a Reg load into data registers: its uninitialised bytes are followed through the lanes (lane_shadow.py), not
     # reported here; a count-form Compare's or a GatherMask's sources: to their outputs (Derived)
     through_lanes: bool = False
-    # a Reg load into data registers on a bounds="ub" core: its bytes outside the tensor are followed through the
-    # lanes too (the memory check's report comes where such a lane is used), not reported here
+    # a Reg load on a bounds="ub" core: its bytes outside the tensor are followed through the lanes, or a MaskReg's
+    # bits, too (the memory check's report comes where such a lane is used), not reported here
     outside_through_lanes: bool = False
     # the bytes of a bit operand read only in part (a Select's selMask: the bits of its active lanes), as (sorted
     # addresses, the bits used of each): an uninitialised one is a read only where a used bit holds no written
@@ -1701,12 +1710,13 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     (reg_undo) restores what the operation changed when the report raises.
 
     `registers`: the RegTensors loaded or stored, or the MaskReg (the load_mask / store_mask forms), whose lanes or
-    bits carry the init check (lane_shadow.py): a load marks the lanes or bits its uninitialised bytes feed instead
-    of being reported, and the bytes a store writes from marked lanes or bits stay uninitialised (lanes_stored), as
-    do those a store's lanes under marked bits of its `mask` (a MaskReg) may write. `run(handle, *register_arrays)`
-    (a MaskReg's forms: `run(handle, words)`) replays the operation through another handle like `handle`, the
-    operation's (None: the unaligned forms, whose bytes map to lanes one to one from the element address); a store's
-    takes `selected=` words in place of its mask's."""
+    bits carry the init check, and on a bounds="ub" core the memory check (lane_shadow.py): a load marks the lanes or
+    bits its uninitialised bytes, or its bytes outside the tensor, feed instead of being reported, and the bytes a
+    store writes from marked lanes or bits stay uninitialised (lanes_stored), as do those a store's lanes under
+    marked bits of its `mask` (a MaskReg) may write. `run(handle, *register_arrays)` (a MaskReg's forms: `run(handle,
+    words)`) replays the operation through another handle like `handle`, the operation's (None: the unaligned forms,
+    whose bytes map to lanes one to one from the element address); a store's takes `selected=` words in place of its
+    mask's."""
     from . import lane_shadow   # here: it imports jit/reg.py, which imports this module
     size = tensor.dtype.size
     start = tensor.addr + offset * size
@@ -1714,12 +1724,12 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     if not isinstance(addrs, slice):
         addrs = compact(np.unique(addrs))
     sanitizer = tensor.core.sanitizer
-    # on a bounds="ub" core the memory check follows the lanes too: a data-register load's bytes outside its tensor
-    # (MaskReg loads stay reported at the load)
+    # on a bounds="ub" core the memory check follows the lanes too: a load's bytes outside its tensor, into data
+    # registers' lanes or a MaskReg's bits (session 67)
     memory_lanes = bool(registers) and sanitizer.enabled("memory") and tensor.core.bounds == "ub"
     lanes_checked = bool(registers) and (sanitizer.enabled("init") or memory_lanes)
     outside = None
-    if memory_lanes and not write and form != "load_mask":
+    if memory_lanes and not write:
         lo, hi = tensor.addr, tensor.addr + tensor.nbytes
         outside = _outside(addrs, lo, hi)
     uninitialised = None
@@ -1769,25 +1779,33 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
         for origin, addresses in (lane_shadow.leading_bytes(registers[0], args[0], start) if run is None else
                                   lane_shadow.stored_bytes(registers, run, window, mask)):
             sanitizer.lanes_stored(instr, addresses, origin)
-    elif mask_form:
-        lane_shadow.mask_loaded(registers[0], run, window,
-                                _origin_groups(sanitizer, instr, uninitialised, _MASK_LOADED_FIX),
-                                sanitizer.unknown_bits)
     else:
-        groups = _origin_groups(sanitizer, instr, uninitialised)
+        groups = _origin_groups(sanitizer, instr, uninitialised, _MASK_LOADED_FIX if mask_form else None)
         if outside is not None and outside.size:
+            text = _OUTSIDE_BITS_FIX if mask_form else _OUTSIDE_LANES_FIX
             groups.insert(0, (lane_shadow.origin_index(sanitizer, instr, "tensor", int(outside[0]), int(outside.size),
-                                                       fix=_OUTSIDE_LANES_FIX.format(
+                                                       fix=text.format(
                                                            load=instr, operand="tensor", lo=lo, hi=hi,
                                                            address=int(outside[0]), nbytes=int(outside.size)),
                                                        check="memory"), outside))
-        if run is None:   # LoadUnAlign: register byte i from UB byte start + i
+        if mask_form:
+            lane_shadow.mask_loaded(registers[0], run, window, groups, _outside_whole(sanitizer, lo, hi)
+                                    if outside is not None and outside.size else sanitizer.unknown_bits)
+        elif run is None:   # LoadUnAlign: register byte i from UB byte start + i
             origin = np.full(lane_shadow.VL, -1, np.int32)
             for index, addresses in groups:
                 origin[addresses - start] = index
             lane_shadow.mark(registers[0], origin)
         else:
             lane_shadow.loaded(registers, run, window, groups)
+
+
+def _outside_whole(sanitizer, lo, hi):
+    """Sanitizer.unknown_bits for a MaskReg load of the tensor [lo, hi) that read past it: every bit of a byte outside
+    it is unknown (the memory check's), whatever the byte's shadow says (a Compare's bit byte names its unwritten
+    lanes' bits alone, and a written byte's bits are stale)."""
+    return lambda addresses: np.where((addresses < lo) | (addresses >= hi), np.uint8(0xFF),
+                                      sanitizer.unknown_bits(addresses))
 
 
 def _origin_groups(sanitizer, instr, addresses, own_fix=None):
