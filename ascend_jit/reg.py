@@ -4102,7 +4102,14 @@ def _numba_reason(error):
     if reasons[0].endswith(":") and len(reasons) > 1:   # "No implementation of ... found for signature:" says which
         reason = f"{reasons[0]} {reasons[1]}"             # call on the next line (">>> Div(..., DivSpecificMode(...))")
         # C++'s sizeof(T) ported as numpy's np.dtype(T).itemsize: say what compiles
-        return reason + ("; for C++'s sizeof(T) write aj.sizeof(T)" if "dtype(dtype_name" in reasons[1] else "")
+        if "dtype(dtype_name" in reasons[1]:
+            return reason + "; for C++'s sizeof(T) write aj.sizeof(T)"
+        # port67b: C++ passes nullptr for a tensor only an `if constexpr` branch reads; numba types every branch
+        if re.search(r"[(,] ?none\b", reasons[1]):
+            return reason + ("; a VF compiles every branch for the arguments' types, also one a C++ `if constexpr` "
+                             "would discard: in place of a None (C++'s nullptr) pass any tensor of the type, "
+                             "which that branch then never reads")
+        return reason
     return reasons[0]
 
 

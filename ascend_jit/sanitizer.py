@@ -216,9 +216,13 @@ def release_launch_reports(cores, session):
     if session is not None:
         for report in reports:
             session.add(report)
-    elif reports:   # the launch named: Python shows a warning's text once per line, and a loop over devices or
-        # kernels repeats the same reports (port64a: a second device's were dropped)
-        launch = f"aj.launch on {cores[0].device}, {len(cores)} block{'s' if len(cores) > 1 else ''}"
+    elif reports:   # the launch and its checks named: Python shows a warning's text once per line, and a loop over
+        # devices, kernels or sanitize words repeats the same reports (port64a: a second device's were dropped;
+        # port67c: a "report,device-sync" launch's after a "report" one's)
+        config = next(core.sanitizer.config for core in cores if core.sanitizer is not None)   # the launch's
+        words = ",".join(config.checks + (("strict",) if config.strict else ()) +
+                         (("device-sync",) if config.device_sync else ()))
+        launch = f"aj.launch on {cores[0].device}, {len(cores)} block{'s' if len(cores) > 1 else ''} ({words})"
         warnings.warn(f"{launch}: {format_reports(reports)}", SanitizerWarning, stacklevel=3)
 
 

@@ -695,16 +695,20 @@ _KERNEL_TYPES = {d: (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_AIC_ONLY, _K.KERNEL
                      _K.KERNEL_TYPE_MIX_AIC_1_0, _K.KERNEL_TYPE_MIX_AIC_1_1, _K.KERNEL_TYPE_MIX_AIC_1_2)
                  for d in ("ascend950", "atlas-a3", "atlas-a2")}
 _KERNEL_TYPES["atlas-inference-aicore"] = (_K.KERNEL_TYPE_AICORE, _K.KERNEL_TYPE_MIX_VECTOR_CORE)
-_VECTOR_ONLY_TYPES = (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_MIX_AIV_1_0, _K.KERNEL_TYPE_AICORE)
+# the 310P's KERNEL_TYPE_MIX_VECTOR_CORE too: its blocks run on AI Cores and Vector Cores, numBlocks of them in all,
+# GetBlockIdx numbering them 0 .. numBlocks - 1 (DK 设置Kernel类型.md, SIMD-BuiltIn关键字.md), each on the same vector
+# instruction set: every block runs on the modelled core (port67e: ops-nn GeGluV2, Glu, GluGrad, GroupNormSilu)
+_VECTOR_ONLY_TYPES = (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_MIX_AIV_1_0, _K.KERNEL_TYPE_AICORE,
+                      _K.KERNEL_TYPE_MIX_VECTOR_CORE)
 
 
 def KERNEL_TASK_TYPE_DEFAULT(value):
     """`KERNEL_TASK_TYPE_DEFAULT(value)` (DK Kernel-Tiling/设置Kernel类型.md): the kernel type a kernel's entry
     declares. Checked against the page's per-device values (950/A2/A3: the AIV/AIC/MIX types; 310P: KERNEL_TYPE_AICORE
-    and KERNEL_TYPE_MIX_VECTOR_CORE; not offered on the 310B and 910) and against what `aj.launch` runs: vector cores
-    only (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, the 310P's KERNEL_TYPE_AICORE); a type that starts cube
-    cores, or the 310P Vector Core the emulator does not model, is a ParameterError. No value changes: every launch
-    is already vector-only (GetTaskRation, GetSubBlockNum are 1)."""
+    and KERNEL_TYPE_MIX_VECTOR_CORE; not offered on the 310B and 910) and against what `aj.launch` runs: vector code
+    only (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, the 310P's KERNEL_TYPE_AICORE and KERNEL_TYPE_MIX_VECTOR_CORE,
+    whose Vector Core blocks run on the modelled core); a type that starts cube cores is a ParameterError. No value
+    changes: every launch is already vector-only (GetTaskRation, GetSubBlockNum are 1)."""
     from .api._common import as_enum
     api = "KERNEL_TASK_TYPE_DEFAULT"
     device = _core(api).device

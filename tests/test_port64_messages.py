@@ -171,8 +171,8 @@ def test_report_mode_warning_names_the_launch_so_a_device_loop_shows_each():
             aj.launch(_uninitialised_copy_out, 1, device, x, y, sanitize="report")
     texts = [str(w.message) for w in caught if w.category is aj.SanitizerWarning]
     assert len(texts) == 2
-    assert texts[0].startswith("aj.launch on atlas-a2, 1 block: [init]")
-    assert texts[1].startswith("aj.launch on atlas-inference-aicore, 1 block: [init]")
+    assert texts[0].startswith("aj.launch on atlas-a2, 1 block (race,init,memory,blocks,sync): [init]")
+    assert texts[1].startswith("aj.launch on atlas-inference-aicore, 1 block (race,init,memory,blocks,sync): [init]")
 
 
 @pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])

@@ -124,6 +124,6 @@ def test_an_explicitly_sanitized_launch_inside_an_off_session_warns_its_reports(
     """sanfix65: a sanitize_session(False) (what `pytest --ascend-sanitize` runs a checks="" test in) had collected
     the reports of a launch given sanitize="report", so they reached no one; it warns them as outside a session."""
     with aj.sanitize_session(False) as off:
-        with pytest.warns(aj.SanitizerWarning, match=r"aj.launch on atlas-a2, 1 block: .*RAW"):
+        with pytest.warns(aj.SanitizerWarning, match=r"aj.launch on atlas-a2, 1 block \(.*\): .*RAW"):
             aj.launch(_copy_through_without_a_flag, 1, "atlas-a2", np.zeros(8, np.float32), sanitize="report")
     assert off.reports == []

@@ -561,7 +561,12 @@ NOT_OFFERED = {
                     "that are not whole 32-byte blocks take a padded layout (rows at 32-byte strides) instead of "
                     "NDDMA's dense one; an element broadcast along a row (a zero innermost stride): DataCopyPad the "
                     "elements, then GetValue and Duplicate per row, or Brcb (one 32-byte block per element)"),
-    **dict.fromkeys(("TransDataTo5HD", "VectorPadding"), _OUT_OF_BRIEF),
+    # port67c: ops-cv GridSample's A2/A3 kernels transpose (C, 16) tiles with it; no instruction here does what it does
+    "TransDataTo5HD": f"{_OUT_OF_BRIEF}: no instruction here does its 16-address gather and scatter; aj.Transpose "
+                      "transposes 16 x 16 blocks of 2-byte types (TransposeType.TRANSPOSE_NCHW2NHWC / NHWC2NCHW the "
+                      "format conversions the devkit builds on TransDataTo5HD), otherwise reorder with GetValue / "
+                      "SetValue or on the host between launches",
+    "VectorPadding": _OUT_OF_BRIEF,
     # the sort family: the advanced Sort / TopK / Concat / Extract are built from Sort32 and MrgSort (sort_impl.h),
     # basic instructions outside the brief too, so "write its basic instructions" led nowhere (port63c)
     **dict.fromkeys(("Sort", "TopK", "Concat", "Extract", "GetSortLen", "GetSortOffset"),

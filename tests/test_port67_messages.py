@@ -1,0 +1,92 @@
+"""What the session-67 ports met (docs/decisions.md "What the session-67 ports found"): the 310P's
+KERNEL_TYPE_MIX_VECTOR_CORE runs, a VF given None for a tensor says what compiles, TransDataTo5HD's refusal says
+what to write instead, and a launch's SanitizerWarning names its checks."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+R = aj.Reg
+
+
+def _block_indices(out):
+    """ops-nn GeGluV2's 310P entry (port67e): the kernel type first, then work by GetBlockIdx."""
+    aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_MIX_VECTOR_CORE)
+    og = aj.GlobalTensor("int32")
+    og.SetGlobalBuffer(out, 8 * aj.GetBlockNum())
+    og.SetValue(8 * aj.GetBlockIdx(), aj.GetBlockIdx() + 100)
+
+
+def test_mix_vector_core_runs_every_block_on_the_310p():
+    """DK 设置Kernel类型.md: numBlocks blocks in all over the AI Cores and Vector Cores, GetBlockIdx counting them from
+    0 (SIMD-BuiltIn关键字.md): every block runs on the modelled core."""
+    out = np.zeros(8 * 15, np.int32)
+    aj.launch(_block_indices, 15, "atlas-inference-aicore", out)
+    assert out[::8].tolist() == list(range(100, 115))
+    with pytest.raises(aj.ParameterError, match="KERNEL_TYPE_MIX_VECTOR_CORE"):   # the page: inference products only
+        aj.launch(_block_indices, 1, "atlas-a2", out)
+
+
+def _weighted(dst, src, weight, has_weight):
+    a, b = R.RegTensor("float"), R.RegTensor("float")
+    mask = R.CreateMask("float", R.MaskPattern.ALL)
+    R.LoadAlign(a, src)
+    if has_weight == 1:
+        R.LoadAlign(b, weight)
+    else:
+        R.Duplicate(b, np.float32(1.0))
+    R.Mul(a, a, b, mask)
+    R.StoreAlign(dst, a, mask)
+
+
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
+def test_a_none_tensor_argument_says_to_pass_a_placeholder_tensor():
+    """ops-nn SoftmaxFocalLossGrad (port67b): C++ passes nullptr for a weight only an `if constexpr` branch reads;
+    numba types every branch, so the VF runs plain, and the warning says what compiles."""
+    vf = R.simd_vf(_weighted)
+    with aj.Core("ascend950") as core:
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        src[:] = np.arange(64, dtype=np.float32)
+        with pytest.warns(aj.UncompiledVFWarning, match=r"none\).*in place of a None \(C\+\+'s nullptr\) pass any "
+                                                        r"tensor of the type"):
+            vf(dst, src, None, 0)
+        assert dst.numpy().tolist() == list(range(64))
+        vf(dst, src, src, 1)   # a placeholder tensor: compiled (the branch reads it here)
+        assert dst.numpy().tolist() == [float(v * v) for v in range(64)]
+
+
+def test_trans_data_to_5hd_names_what_to_write_instead():
+    with pytest.raises(aj.NotOfferedError, match=r"TransDataTo5HD.*aj\.Transpose.*TRANSPOSE_NCHW2NHWC"):
+        aj.TransDataTo5HD
+
+
+def _uninitialised_copy_out(y):
+    yg = aj.GlobalTensor("half")
+    yg.SetGlobalBuffer(y, 32)
+    pipe = aj.TPipe()
+    q = aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(q, 1, 64)
+    t = q.AllocTensor("half")
+    aj.Duplicate(t, np.float16(1), 16)
+    q.EnQue(t)
+    t = q.DeQue("half")
+    aj.DataCopy(yg, t, 32)   # 16 of the 32 halves were never written
+    q.FreeTensor(t)
+
+
+@pytest.mark.ascend_sanitize(checks="", reason="the test is about launches sanitized explicitly outside a session")
+def test_a_launchs_warning_names_its_checks():
+    """port67c: Python shows a warning's text once per line; a "report,device-sync" launch after a "report" one
+    from the same line showed nothing, the text naming the device alone."""
+    y = np.zeros(32, np.float16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for words in ("report", "report,device-sync", "report,strict"):
+            aj.launch(_uninitialised_copy_out, 1, "atlas-a2", y, sanitize=words)
+    texts = [str(w.message) for w in caught if w.category is aj.SanitizerWarning]
+    assert [t.split(": [")[0] for t in texts] == [
+        "aj.launch on atlas-a2, 1 block (race,init,memory,blocks,sync)",
+        "aj.launch on atlas-a2, 1 block (race,init,memory,blocks,sync,dcache,device-sync)",
+        "aj.launch on atlas-a2, 1 block (race,init,memory,blocks,sync,strict)"]
