@@ -647,22 +647,30 @@ def test_reduce_max_min_match_reference_on_whole_ub(case):
     assert np.array_equal(core.ub, before)
 
 
+_PER_LANE_PATTERNS = {   # ties, -0/+0, infinities, the seeds' values, NaN
+    "half": np.array([0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7BFF, 0xFBFF, 0x7E00], np.uint16),
+    "float": np.array([0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x7F800000, 0xFF800000, 0x7F7FFFFF,
+                       0xFF7FFFFF, 0x7FC00000], np.uint32)}
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
 @pytest.mark.parametrize("op", ["max", "min"])
-def test_950_per_lane_half_path_on_ties_zeros_and_specials(op):
-    """The 950's vectorised half path (count form, no saturation) against the lane-walk reference: inputs drawn
-    from a few bit patterns so that ties, -0/+0 pairs, infinities, NaN and seed values are everywhere."""
-    pats = np.array([0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7BFF, 0xFBFF, 0x7E00], np.uint16)
+def test_950_per_lane_count_path_on_ties_zeros_and_specials(op, dtype):
+    """The 950's vectorised path (count form; half without saturation, float: port67b) against the lane-walk
+    reference: inputs drawn from a few bit patterns so that ties, -0/+0 pairs, infinities, NaN and seed values are
+    everywhere."""
+    pats = _PER_LANE_PATTERNS[dtype]
     fn = aj.ReduceMax if op == "max" else aj.ReduceMin
     for seed in range(24):
         rng = np.random.default_rng(seed)
         core = aj.Core("ascend950")
         count = int(rng.integers(1, 700))
         use = pats[:int(rng.integers(2, 9))]
-        src, dst = core.local_tensor("half", count), core.local_tensor("half", 16)
-        src[:] = use[rng.integers(0, use.size, count)].view(np.float16)
+        src, dst = core.local_tensor(dtype, count), core.local_tensor(dtype, 16)
+        src[:] = use[rng.integers(0, use.size, count)].view(np.float16 if dtype == "half" else np.float32)
         before = core.ub.copy()
-        fn(dst, src, src, count, True)
-        ref.reduce_max_min_950(before, op, "half", dst.addr, src.addr, True, False, count=count)
+        fn(dst, src, src, count, bool(seed % 2))
+        ref.reduce_max_min_950(before, op, dtype, dst.addr, src.addr, bool(seed % 2), False, count=count)
         assert np.array_equal(core.ub, before), (seed, count, use)
 
 

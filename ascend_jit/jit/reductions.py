@@ -401,7 +401,7 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
 # instead of thirteen keeps numba's dispatch cheap)
 (P_ALGO, P_KIND, P_OP, P_CAL_INDEX, P_DST, P_SRC, P_REP_BYTES, P_STEP, P_NREP, P_LO, P_HI, P_N, P_SEED,
  P_FIELDS) = range(14)
-ALGO_LEVELS, ALGO_PER_LANE, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE_HALF_COUNT = 0, 1, 2, 3
+ALGO_LEVELS, ALGO_PER_LANE, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE_HALF_COUNT, ALGO_PER_LANE_FLOAT_COUNT = range(5)
 
 
 # One entry kernel per algorithm, both taking (ub, sat, plan) as ReduceSum's take one argument list (jit/reduce.py):
@@ -469,30 +469,40 @@ def max_min_half_runs_kernel(ub, sat, p, width):
 
 
 @internal
-def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
-    """_per_lane for halves without saturation, lanes active by count and indices advancing by V (the count form
-    and counter mode): (directed key of the value, index), in two vectorised passes instead of the lane walk.
-    Without saturation acc[j] is the running maximum of lane j, so its final value is the column maximum; its index
-    changes exactly when the value changes (IEEE), so the answer's index is the smallest r*V + j over the lanes j
-    holding the result of the first repeat r whose element is IEEE-equal to it; when the result is the seed itself
-    no index moved and it is the first lane holding the seed."""
-    lanes = 128
+def _per_lane_count(ub, half, op, src, rep_bytes, nrep, count, seed):
+    """_per_lane for halves without saturation or floats (no saturation: SAT is the identity on their keys), lanes
+    active by count and indices advancing by V (the count form and counter mode): (directed key of the value,
+    index), in two vectorised passes instead of the lane walk. Without saturation acc[j] is the running maximum of
+    lane j, so its final value is the column maximum; its index changes exactly when the value changes (IEEE), so
+    the answer's index is the smallest r*V + j over the lanes j holding the result of the first repeat r whose
+    element is IEEE-equal to it; when the result is the seed itself no index moved and it is the first lane holding
+    the seed. Keys are int32 (_half_key32, _float_key32; seeds are finite)."""
+    lanes = 128 if half else 64
+    nan_key = np.int32(1 << 20) if half else _FLOAT_NAN_KEY32
     flip = np.int32(-1) if op == OP_MIN else np.int32(0)
+    h16, f32 = ub_as(ub, np.int16), ub_as(ub, np.int32)
     # element loops rather than np.full / ndarray.max / np.arange here and in max_min_per_lane_kernel: each numpy
     # routine is a library compile of its own (about 0.6 s together, issue 20)
     acc = empty_array(lanes, np.int32)
     for j in range(lanes):
-        acc[j] = np.int32(seed)  # seeds are finite: |key| < 2**15
+        acc[j] = np.int32(seed)
     for r in range(nrep):
-        e = (src + r * rep_bytes) >> 1
-        row = h16[e:e + smaller(lanes, count - r * lanes)]
-        for j in range(row.size):
-            acc[j] = larger(acc[j], _half_key32(np.int32(row[j]), flip))
+        n = smaller(lanes, count - r * lanes)
+        if half:
+            e = (src + r * rep_bytes) >> 1
+            row16 = h16[e:e + n]
+            for j in range(n):
+                acc[j] = larger(acc[j], _half_key32(np.int32(row16[j]), flip))
+        else:
+            e = (src + r * rep_bytes) >> 2
+            row32 = f32[e:e + n]
+            for j in range(n):
+                acc[j] = larger(acc[j], _float_key32(row32[j], flip))
     m = acc[0]
     for j in range(1, lanes):
         m = larger(m, acc[j])
-    if m == (1 << 20):
-        return NAN_KEY, np.int64(0xFFFE)
+    if m == nan_key:
+        return NAN_KEY, (np.int64(0xFFFE) if half else np.int64(0xFFFFFFFE))
     zero = m == 0 or m == -1  # IEEE: -0 == +0 (directed keys -1 and 0)
     if m == seed or (zero and (seed == 0 or seed == -1)):
         for j in range(lanes):
@@ -505,7 +515,10 @@ def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
         for r in range(nrep):
             if r * lanes + j >= count or (index >= 0 and r * lanes + j >= index):
                 break
-            x = _half_key32(np.int32(h16[((src + r * rep_bytes) >> 1) + j]), flip)
+            if half:
+                x = _half_key32(np.int32(h16[((src + r * rep_bytes) >> 1) + j]), flip)
+            else:
+                x = _float_key32(f32[((src + r * rep_bytes) >> 2) + j], flip)
             if x == m or (zero and (x == 0 or x == -1)):
                 index = np.int64(r * lanes + j)
                 break
@@ -570,21 +583,23 @@ def max_min_per_lane_kernel(ub, sat, p, width):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def max_min_per_lane_half_count_kernel(ub, sat, p, width):
-    """max_min_per_lane_kernel for halves without saturation whose lanes are active by count (the count form,
-    counter mode): _per_lane_half_count's two vectorised passes instead of the lane walk. A kernel of its own, chosen
+def max_min_per_lane_count_kernel(ub, sat, p, width):
+    """max_min_per_lane_kernel for halves without saturation or floats whose lanes are active by count (the count
+    form, counter mode): _per_lane_count's two vectorised passes instead of the lane walk (port67b: a float
+    ReduceMin with index over 13760 elements took 51 us, numpy's min and argmin 4 us). A kernel of its own, chosen
     per call (saturation is the core's state), so such a call compiles no lane walk (issue 20). Same arguments."""
-    op, cal_index, dst, src = p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
+    kind, op, cal_index, dst, src = p[P_KIND], p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
     rep_bytes, nrep, count = p[P_REP_BYTES], p[P_NREP], p[P_N]
-    seed = directed_key(p[P_SEED], KIND_HALF, op)
-    vkey, index = _per_lane_half_count(ub_as(ub, np.int16), op, src, rep_bytes, nrep, count, seed)
-    value = raw_of_key(vkey, KIND_HALF, op, sat)
+    seed = directed_key(p[P_SEED], kind, op)
+    vkey, index = _per_lane_count(ub, kind == KIND_HALF, op, src, rep_bytes, nrep, count, seed)
+    value = raw_of_key(vkey, kind, op, sat)
     lanes_view = int_lanes(ub, width)
-    _put_result(lanes_view, dst, 1, value, cal_index, index)
+    _put_result(lanes_view, dst, _shift(kind), value, cal_index, index)
     return value
 
 
 # each algorithm's kernels without and with half saturation (the core's state when the call runs)
 MAX_MIN_KERNELS = {ALGO_LEVELS: (max_min_levels_kernel,) * 2, ALGO_PER_LANE: (max_min_per_lane_kernel,) * 2,
                    ALGO_LEVELS_HALF_RUNS: (max_min_half_runs_kernel,) * 2,
-                   ALGO_PER_LANE_HALF_COUNT: (max_min_per_lane_half_count_kernel, max_min_per_lane_kernel)}
+                   ALGO_PER_LANE_HALF_COUNT: (max_min_per_lane_count_kernel, max_min_per_lane_kernel),
+                   ALGO_PER_LANE_FLOAT_COUNT: (max_min_per_lane_count_kernel,) * 2}
