@@ -243,6 +243,47 @@ def test_cast_float_to_half_8320_np_astype(benchmark, rng):
     benchmark(x.astype, np.float16)
 
 
+# the typed conversion (session 67): int8 -> half (quantised data in), half -> int8 CAST_ROUND (out), float ->
+# int32 CAST_FLOOR; numpy's counterparts on the same data
+@pytest.mark.benchmark(group="cast-i8h-8320")
+def test_cast_int8_to_half_8320_emu(benchmark, a2, rng):
+    src, dst = a2.local_tensor("int8", N), a2.local_tensor("half", N)
+    src[:] = rng.integers(-128, 128, N).astype(np.int8)
+    benchmark(aj.Cast, dst, src, aj.RoundMode.CAST_NONE, N)
+
+
+@pytest.mark.benchmark(group="cast-i8h-8320")
+def test_cast_int8_to_half_8320_np_astype(benchmark, rng):
+    x = rng.integers(-128, 128, N).astype(np.int8)
+    benchmark(x.astype, np.float16)
+
+
+@pytest.mark.benchmark(group="cast-hi8-8320")
+def test_cast_half_to_int8_round_8320_emu(benchmark, a2, rng):
+    src, dst = a2.local_tensor("half", N), a2.local_tensor("int8", N)
+    src[:] = (rng.standard_normal(N) * 40).astype(np.float16)
+    benchmark(aj.Cast, dst, src, aj.RoundMode.CAST_ROUND, N)
+
+
+@pytest.mark.benchmark(group="cast-hi8-8320")
+def test_cast_half_to_int8_round_8320_np(benchmark, rng):
+    x = (rng.standard_normal(N) * 40).astype(np.float16)
+    benchmark(lambda: np.clip(np.trunc(x + np.copysign(np.float16(0.5), x)), -128, 127).astype(np.int8))
+
+
+@pytest.mark.benchmark(group="cast-fi32-8320")
+def test_cast_float_to_int32_floor_8320_emu(benchmark, a2, rng):
+    src, dst = a2.local_tensor("float", N), a2.local_tensor("int32", N)
+    src[:] = (rng.standard_normal(N) * 1000).astype(np.float32)
+    benchmark(aj.Cast, dst, src, aj.RoundMode.CAST_FLOOR, N)
+
+
+@pytest.mark.benchmark(group="cast-fi32-8320")
+def test_cast_float_to_int32_floor_8320_np(benchmark, rng):
+    x = (rng.standard_normal(N) * 1000).astype(np.float32)
+    benchmark(lambda: np.floor(x).astype(np.int32))
+
+
 @pytest.mark.benchmark(group="compare-select-8320")
 def test_compare_select_half_8320_emu(benchmark, a2, rng):
     a, b, d = half_tensors(a2, N, 3, rng)
@@ -344,6 +385,22 @@ def test_reduce_max_index_8320_halves_emu(benchmark, device, rng):
 def test_reduce_max_index_8320_np_float32(benchmark, rng):
     x = rng.standard_normal(N).astype(np.float32)
     benchmark(lambda: (x.argmax(), x.max()))
+
+
+@pytest.mark.benchmark(group="reducemin-index-float-8320")
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_reduce_min_index_8320_floats_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    src, dst = core.local_tensor("float", N), core.local_tensor("float", 16)
+    src[:] = rng.standard_normal(N).astype(np.float32)
+    tmp = core.local_tensor("float", max(aj.GetReduceMaxMinTmpSize(device, "float", count=N, cal_index=True), 16))
+    benchmark(aj.ReduceMin, dst, src, tmp, N, True)
+
+
+@pytest.mark.benchmark(group="reducemin-index-float-8320")
+def test_reduce_min_index_8320_np_float32(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(lambda: (x.argmin(), x.min()))
 
 
 @pytest.mark.benchmark(group="blockreducesum-8320")

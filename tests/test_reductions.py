@@ -674,6 +674,37 @@ def test_950_per_lane_count_path_on_ties_zeros_and_specials(op, dtype):
         assert np.array_equal(core.ub, before), (seed, count, use)
 
 
+@pytest.mark.parametrize("dtype", ["half", "float"])
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-inference-aicore", "atlas-training", "atlas-200i-500-a2"])
+def test_levels_runs_path_on_ties_zeros_and_specials(device, dtype):
+    """The non-950 algorithm on whole rows (count form: each repeat's extreme in one scan, then the winner's lane;
+    floats since port67b) against the levels reference, on the patterns of the per-lane test, both ops, with and
+    without the index, saturation on and off where the device switches it."""
+    pats = _PER_LANE_PATTERNS[dtype]
+    if dtype not in aj.get_device(device).reduce_max_min_dtypes:
+        pytest.skip(f"ReduceMax of {dtype} is not offered on {device}")
+    for seed in range(16):
+        rng = np.random.default_rng(seed)
+        core = aj.Core(device)
+        sat = seed % 4 < 2
+        if not set_sat_mode(core, sat):   # a device fixed in the other mode
+            sat = not sat
+        count = int(rng.integers(1, 700))
+        use = pats[:int(rng.integers(2, 9))]
+        src, dst = core.local_tensor(dtype, count), core.local_tensor(dtype, 16)
+        tmp = core.local_tensor(dtype, max(aj.GetReduceMaxMinTmpSize(device, dtype, count=count, cal_index=True), 16))
+        src[:] = use[rng.integers(0, use.size, count)].view(np.float16 if dtype == "half" else np.float32)
+        op, cal_index = ("max", "min")[seed % 2], bool(seed % 3)
+        before = core.ub.copy()
+        (aj.ReduceMax if op == "max" else aj.ReduceMin)(dst, src, tmp, count, cal_index)
+        ref.reduce_max_min_levels(before, op, dtype, dst.addr, src.addr, None, None, None, cal_index, sat,
+                                  count=count)
+        # tmp's bytes are the algorithm's scratch (D54): compared apart from them
+        keep = np.ones(before.size, bool)
+        keep[tmp.addr:tmp.addr + tmp.nbytes] = False
+        assert np.array_equal(core.ub[keep], before[keep]), (seed, count, use)
+
+
 def test_arity_refusals_name_the_device():
     """Every refusal names the device (SPEC-2 1.8, DESIGN.md), the arity ones of the multi-form APIs included."""
     core = aj.Core("atlas-a2")

@@ -14,7 +14,7 @@ from ..core import continuous_mask_words
 from ..devices import get_device
 from ..dtypes import resolve
 from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeError
-from ..jit.reductions import (ALGO_LEVELS, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE, ALGO_PER_LANE_FLOAT_COUNT,
+from ..jit.reductions import (ALGO_LEVELS, ALGO_LEVELS_RUNS, ALGO_PER_LANE, ALGO_PER_LANE_FLOAT_COUNT,
                               ALGO_PER_LANE_HALF_COUNT, MAX_MIN_KERNELS, OP_MAX, OP_MIN)
 from ..jit.ubview import INT_WIDTHS
 from ..sanitizer import ENDS_WITH_SCALAR_RESULT, bit_mask_scratch_flags, vector_access
@@ -237,8 +237,8 @@ def _plan(api, d, cal_index, dst_addr, src_addr, algo, rep_bytes, step, nrep, lo
     with half saturation) and whether the call was contiguous (D55)."""
     op = OP_MAX if api == "ReduceMax" else OP_MIN
     seed = _SEEDS[d.name][0 if op == OP_MAX else 1]
-    if algo == ALGO_LEVELS and d.name == "half" and lo == -1 and hi == -1:
-        algo = ALGO_LEVELS_HALF_RUNS  # the same algorithm on whole rows: no lane gather to compile (issue 20)
+    if algo == ALGO_LEVELS and d.name in ("half", "float") and lo == -1 and hi == -1:
+        algo = ALGO_LEVELS_RUNS  # the same algorithm on whole rows: no lane gather to compile (issue 20)
     if algo == ALGO_PER_LANE and d.name in ("half", "float") and n >= 0:
         # lanes active by count: two vectorised passes (half unless it saturates; float never does)
         algo = ALGO_PER_LANE_HALF_COUNT if d.name == "half" else ALGO_PER_LANE_FLOAT_COUNT

@@ -220,6 +220,15 @@ _FLOAT_NAN_KEY32 = np.int32(0x7FFFFFFF)
 
 
 @njit(cache=True, inline="always")
+def _max_float_run(row, flip):
+    """The largest directed key (int32, _float_key32) of a row of floats (int32 bits): a vectorised scan."""
+    m = np.int32(-(1 << 31))
+    for k in range(row.size):
+        m = larger(m, _float_key32(row[k], flip))
+    return m
+
+
+@njit(cache=True, inline="always")
 def _best_float_run(row, flip):
     """_best over the directed keys of a row of floats (int32 bits), without the int64 key buffer: the largest key
     (NAN_KEY for a NaN) and its first position (D50)."""
@@ -401,7 +410,7 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
 # instead of thirteen keeps numba's dispatch cheap)
 (P_ALGO, P_KIND, P_OP, P_CAL_INDEX, P_DST, P_SRC, P_REP_BYTES, P_STEP, P_NREP, P_LO, P_HI, P_N, P_SEED,
  P_FIELDS) = range(14)
-ALGO_LEVELS, ALGO_PER_LANE, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE_HALF_COUNT, ALGO_PER_LANE_FLOAT_COUNT = range(5)
+ALGO_LEVELS, ALGO_PER_LANE, ALGO_LEVELS_RUNS, ALGO_PER_LANE_HALF_COUNT, ALGO_PER_LANE_FLOAT_COUNT = range(5)
 
 
 # One entry kernel per algorithm, both taking (ub, sat, plan) as ReduceSum's take one argument list (jit/reduce.py):
@@ -442,29 +451,43 @@ def max_min_levels_kernel(ub, sat, p, width):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def max_min_half_runs_kernel(ub, sat, p, width):
-    """max_min_levels_kernel for halves with every lane active (the count form, an unmasked high-dim call): each
-    repeat's extreme in one vectorised scan of its row (_max_half_run), then the lane of the winning repeat only
-    (the other repeats' lanes never reach dst). A kernel of its own, so such a call compiles no lane gather (issue
-    20). The count form's tail is repeat nrep, shorter (its rep_bytes is 256 and its step L, so r*step and
-    src + r*rep_bytes hold for it too); it wins only strictly, as every repeat after the first."""
-    op, cal_index, dst, src = p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
+def max_min_runs_kernel(ub, sat, p, width):
+    """max_min_levels_kernel for halves or floats with every lane active (the count form, an unmasked high-dim
+    call): each repeat's extreme in one vectorised scan of its row (_max_half_run, _max_float_run), then the lane of
+    the winning repeat only (the other repeats' lanes never reach dst). A kernel of its own, so such a call compiles
+    no lane gather (issue 20; floats since port67b's ReduceMin, 22 us over 8320 on the A2). The count form's tail
+    is repeat nrep, shorter (its rep_bytes is 256 and its step L, so r*step and src + r*rep_bytes hold for it too);
+    it wins only strictly, as every repeat after the first."""
+    kind, op, cal_index, dst, src = p[P_KIND], p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
     rep_bytes, step, nrep, tail = p[P_REP_BYTES], p[P_STEP], p[P_NREP], p[P_N]
-    h16 = ub_as(ub, np.int16)
+    half = kind == KIND_HALF
+    lanes = 128 if half else 64
+    h16, i32 = ub_as(ub, np.int16), ub_as(ub, np.int32)
     flip = np.int32(-1) if op == OP_MIN else np.int32(0)
     best_t, best_raw, best_r, best_m = LOSER, np.int64(0), 0, np.int32(0)
     for r in range(nrep + (1 if tail > 0 else 0)):
-        e = (src + r * rep_bytes) >> 1
-        m32 = _max_half_run(h16[e:e + (128 if r < nrep else tail)], flip)
-        m = NAN_KEY if m32 == (1 << 20) else np.int64(m32)
-        raw = raw_of_key(m, KIND_HALF, op, sat)   # written to tmp: saturation applies per repeat
-        t = directed_key(raw, KIND_HALF, op)
+        n = lanes if r < nrep else tail
+        if half:
+            e = (src + r * rep_bytes) >> 1
+            m32 = _max_half_run(h16[e:e + n], flip)
+            m = NAN_KEY if m32 == (1 << 20) else np.int64(m32)
+        else:
+            e = (src + r * rep_bytes) >> 2
+            m32 = _max_float_run(i32[e:e + n], flip)
+            m = NAN_KEY if m32 == _FLOAT_NAN_KEY32 else np.int64(m32)
+        raw = raw_of_key(m, kind, op, sat)   # written to tmp: saturation applies per repeat
+        t = directed_key(raw, kind, op)
         if t > best_t:
             best_t, best_raw, best_r, best_m = t, raw, r, m32
-    e = (src + best_r * rep_bytes) >> 1
-    index = best_r * step + _find_half_run(h16[e:e + (128 if best_r < nrep else tail)], flip, best_m)
+    n = lanes if best_r < nrep else tail
+    if half:
+        e = (src + best_r * rep_bytes) >> 1
+        lane = _find_half_run(h16[e:e + n], flip, best_m)
+    else:
+        e = (src + best_r * rep_bytes) >> 2
+        lane = _best_float_run(i32[e:e + n], flip)[1]
     lanes_view = int_lanes(ub, width)
-    _put_result(lanes_view, dst, 1, best_raw, cal_index, index)
+    _put_result(lanes_view, dst, _shift(kind), best_raw, cal_index, best_r * step + lane)
     return best_raw
 
 
@@ -600,6 +623,6 @@ def max_min_per_lane_count_kernel(ub, sat, p, width):
 
 # each algorithm's kernels without and with half saturation (the core's state when the call runs)
 MAX_MIN_KERNELS = {ALGO_LEVELS: (max_min_levels_kernel,) * 2, ALGO_PER_LANE: (max_min_per_lane_kernel,) * 2,
-                   ALGO_LEVELS_HALF_RUNS: (max_min_half_runs_kernel,) * 2,
+                   ALGO_LEVELS_RUNS: (max_min_runs_kernel,) * 2,
                    ALGO_PER_LANE_HALF_COUNT: (max_min_per_lane_count_kernel, max_min_per_lane_kernel),
                    ALGO_PER_LANE_FLOAT_COUNT: (max_min_per_lane_count_kernel,) * 2}
