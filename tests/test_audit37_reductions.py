@@ -673,8 +673,10 @@ def test_reduce_sum_refusals(device):
         i64 = b.tensor("int64", 0, 128)
         refused(b, lambda: aj.ReduceSum(b.tensor("int64", 4096, 4), i64, b.tensor("int64", 8192, 8), 32, 1, 8),
                 E.AscendJitError)                                                   # 64-bit: count form only
-        # 950 count > 4L writes tmp entries: tmp over src is an overlap (decisions.md)
-        refused(b, lambda: aj.ReduceSum(dst, src, src, 1000), E.OverlapError)
+        # 950 count > 4L writes tmp entries: a tmp inside src at another address is an overlap, and so is a tmp
+        # at src's address in the high-dim form (decisions.md "Reductions in place": the count form only, session 67)
+        refused(b, lambda: aj.ReduceSum(dst, src, src[16:], 1000), E.OverlapError)
+        refused(b, lambda: aj.ReduceSum(dst, src, src, 128, 2, 8), E.OverlapError)
     # half dst at an odd byte address: element alignment (SPEC 4.5)
     refused(b, lambda: aj.ReduceSum(b.core.local_tensor(dt, 2, addr=4097), src, tmp, 100), E.AlignmentError)
 

@@ -896,9 +896,11 @@ def test_an_in_place_reduce_sum_runs_and_a_dst_elsewhere_in_src_is_refused():
     t = core.local_tensor("float", 1024)
     t[:] = 1
     before = core.ub.copy()
-    with pytest.raises(aj.OverlapError, match="src/sharedTmpBuffer"):  # tmp written past 4 repeats (SPEC 4.5)
-        aj.ReduceSum(t, t, t, 1024)
+    with pytest.raises(aj.OverlapError, match="src/sharedTmpBuffer"):  # tmp written past 4 repeats, inside src
+        aj.ReduceSum(t, t, t[8:], 1024)                                  # at another address (SPEC 4.5, 8.2)
     assert np.array_equal(core.ub, before)
+    aj.ReduceSum(t, t, t, 1024)   # at src's own address: the in-place form since session 67 (ops-nn IFMR)
+    assert t.GetValue(0) == 1024
 
 
 # --- session 38 (port38: ops-math TraceV2, LogicalAnd, Bincount; audit38) ------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ascend_jit as aj
-from ascend_jit.devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE
+from ascend_jit.devices import TREE_TREE_950
 from ascend_jit.reference import model as ref
 from conftest import DEVICES, set_sat_mode
 from test_add import random_ub
@@ -350,15 +350,14 @@ def _tmp_over_src_cases(core):
     """dst, src and (call, refused, sum) per form on `core`: tmp is src itself, so the call is legal where the
     device's algorithm writes no tmp entry (SPEC 4.2-4.4; decisions.md "Overlap") and, since session 66, on every
     non-950 tree, whose first level writes repeat i's sum to tmp[i], bytes a repeat already read (decisions.md
-    "Reductions in place"); the 950's Reg implementation writing tmp stays refused."""
+    "Reductions in place"), and since session 67 on the 950's count form (the same order, SPEC 4.4); the 950's
+    high-dim form writing tmp stays refused."""
     spec, lanes = core.spec, 128
     s = core.local_tensor("half", 8 * lanes)
     d = core.local_tensor("half", 16)
     s[:] = np.ones(8 * lanes, np.float16)
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
-    count_writes = {TREE_SEQ: lambda n: False, TREE_TREE_TAIL: lambda n: True,  # SPEC 4.2; 4.3 (tmp[0] even < L)
-                    VADD_TREE: lambda n: n > 4 * lanes}[spec.reduce_sum_count_algorithm]  # SPEC 4.4
-    cases = [(lambda n=n: aj.ReduceSum(d, s, s, n), is_950 and count_writes(n), n)
+    cases = [(lambda n=n: aj.ReduceSum(d, s, s, n), False, n)   # the 950's count form in place since session 67
              for n in (100, 300, 4 * lanes, 5 * lanes + 1)]
     cases += [(lambda r=r: aj.ReduceSum(d, s, s, lanes, r, 8), is_950 and r > 1, r * lanes) for r in (1, 2)]
     return d, s, cases
@@ -367,8 +366,9 @@ def _tmp_over_src_cases(core):
 def test_tmp_may_overlap_src_where_the_algorithm_writes_no_tmp(device):
     """Tester R1: the overlap rule keeps src apart from the tmp entries the algorithm writes, not from tmp as a
     whole: the 950 writes none for N <= 4L (count, counter mode) or R <= 1 (high dim), the A2/A3 count form none
-    at all; the 950's other paths write tmp[0..] and are refused (OverlapError, nothing written). The non-950 trees
-    take a tmp at src's own address whatever they write (session 66; tests/test_reduce_sum_tmp_in_place.py)."""
+    at all; the 950's high-dim paths that write tmp[0..] are refused (OverlapError, nothing written). The non-950
+    trees (session 66) and the 950's count form (session 67) take a tmp at src's own address whatever they write
+    (tests/test_reduce_sum_tmp_in_place.py)."""
     core = aj.Core(device)
     d, s, cases = _tmp_over_src_cases(core)
     for call, refused, n in cases:

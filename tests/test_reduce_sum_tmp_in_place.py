@@ -148,15 +148,90 @@ def test_tmp_elsewhere_in_src_and_stride_0_stay_refused(device):
     assert t.numpy()[0] == 3 * 126
 
 
-def test_950_keeps_refusing_tmp_at_src_where_it_writes_tmp():
-    """The 950's Reg implementation (SPEC 4.4) is not accepted in place: past four repeats, and in the normal-mode
-    high-dim form past one repeat, a tmp at src's address stays an OverlapError that says to pass a buffer apart."""
+def _counts_950(lanes, ub_bytes):
+    """Every count from 1 to 5L + 3 (the VADD merges, the two-level tree's first tails), the multiples of 64 and
+    128 and their neighbours up to 70 repeats, then tails around L*L (two levels to three) and up to 31000 (ops-nn
+    IFMR's largest), as far as t and the out-of-place call's dst and tmp fit in the UB."""
+    size = 256 // lanes
+    counts = set(range(1, 5 * lanes + 4))
+    for m in range(64, 70 * lanes + 1, 64):
+        counts.update((m - 1, m, m + 1))
+    counts.update((1000, 2047, 2049, 4000, 4096 + 17, 5555, 8191, 8193, 12288, 16384, 16385, 31000,
+                   lanes * lanes - 1, lanes * lanes, lanes * lanes + 1, lanes * lanes + lanes - 1,
+                   (lanes + 1) * lanes, (lanes + 1) * lanes + 1, 2 * lanes * lanes + 7, 3 * lanes * lanes + 5))
+    return sorted(n for n in counts if BASE + n * size + 64 + (n // lanes + 66) * size + 64 <= ub_bytes)
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_950_count_form_with_tmp_and_dst_at_src_equals_the_out_of_place_call(dtype):
+    """Session 67 (ops-nn IFMR, 950 only: `ReduceSum(t, t, t, n)` for n up to about 31000 floats): the 950's count
+    form (dav_3510 ReduceSumCounterMode, SPEC 4.4) loads repeat i at byte 256*i and stores work entry i at byte
+    i*sizeof(T), below every later load; the later levels read the work buffer only. t[0] is the out-of-place
+    dst[0] bit for bit and no byte outside t changes, for every count from 1 up (tails, 1-4 repeats' VADD merges,
+    two and three tree levels)."""
+    lanes = 256 // np.dtype(NP[dtype]).itemsize
+    counts = _counts_950(lanes, aj.Core("ascend950").spec.ub_bytes)
+    assert len(counts) > 500 and counts[-1] > 3 * lanes * lanes
+    for n in counts:
+        assert _compare("ascend950", dtype, n, n, lambda t, n=n: aj.ReduceSum(t, t, t, n),
+                        lambda d, s, w, n=n: aj.ReduceSum(d, s, w, n), n // lanes) == "ran"
+
+
+def test_950_count_form_in_place_int32_and_tmp_at_src_with_dst_apart():
+    """The same kernel for int32 (SPEC 4.4: one algorithm), and `ReduceSum(d, t, t, n)` with dst elsewhere."""
+    for n in (257, 1000, 4097, 5000):
+        core = aj.Core("ascend950")
+        t = core.local_tensor("int32", n, addr=BASE)
+        t[:] = np.arange(n, dtype=np.int32) % 1000 * 7 - 3
+        aj.ReduceSum(t, t, t, n)
+        assert int(t.GetValue(0)) == int(np.sum(np.arange(n, dtype=np.int64) % 1000 * 7 - 3))
+        for dtype in ("half", "float"):
+            core, t = _core("ascend950", dtype, n, n)
+            d = core.local_tensor(dtype, 16, addr=0)
+            aj.ReduceSum(d, t, t, n)
+            ref, s = _core("ascend950", dtype, n, n)
+            d2 = ref.local_tensor(dtype, 16, addr=0)
+            w = ref.local_tensor(dtype, n // 64 + 64, addr=BASE + -(-n * np.dtype(NP[dtype]).itemsize // 32) * 32)
+            aj.ReduceSum(d2, s, w, n)
+            assert d.numpy()[:1].tobytes() == d2.numpy()[:1].tobytes(), (dtype, n)
+
+
+def test_950_keeps_refusing_other_tmp_overlaps():
+    """Still OverlapErrors on the 950, nothing written: a tmp starting elsewhere inside src (count form), and a tmp
+    at src's address in the high-dim forms (normal mode past one repeat, counter mode past four), which the change
+    of session 67 left out; the message says the count form is the one accepted."""
     core, t = _core("ascend950", "float", 1024, 3)
     before = core.ub.copy()
-    for call in (lambda: aj.ReduceSum(t, t, t, 1024), lambda: aj.ReduceSum(t, t, t, 64, 2, 8)):
-        with pytest.raises(aj.OverlapError, match="pass a buffer apart from src"):
+    with pytest.raises(aj.OverlapError, match="not elsewhere inside src"):
+        aj.ReduceSum(t, t, t[16:], 1024)
+    assert np.array_equal(core.ub, before)
+    calls = [lambda: aj.ReduceSum(t, t, t, 64, 2, 8)]
+    for call in calls:
+        with pytest.raises(aj.OverlapError, match="accepted in the count form") as info:
             call()
+        assert "not in the high-dim form" in str(info.value) and "pass a buffer apart from src" in str(info.value)
         assert np.array_equal(core.ub, before)
+    core.SetMaskCount()
+    with pytest.raises(aj.OverlapError, match="not in the high-dim form"):
+        aj.ReduceSum(t, t, t, 1024, 1, 8)
+    assert np.array_equal(core.ub, before)
+
+
+def test_950_sanitizer_reports_nothing_for_the_in_place_count_form():
+    """A sanitizing core ("report,strict") sees the 950's `ReduceSum(t, t, t, n)` (two and three levels) as one
+    vector instruction each: no race or overlap of its own operands."""
+    for dtype in ("half", "float"):
+        lanes = 256 // np.dtype(NP[dtype]).itemsize
+        with aj.sanitize_session("report,strict") as session:
+            core = aj.Core("ascend950")
+            t = core.local_tensor(dtype, lanes * lanes + 3 * lanes)
+            t[:] = np.ones(t.GetSize(), NP[dtype]) / 4
+            aj.ReduceSum(t, t, t, 17 * lanes + 3)
+            core.PipeBarrier(aj.PIPE_V)
+            aj.ReduceSum(t, t, t, lanes * lanes + 2 * lanes + 1)
+            core.PipeBarrier(aj.PIPE_ALL)
+            assert float(t.GetValue(0)) > 0
+        assert session.reports == [], aj.format_reports(session.reports)
 
 
 @pytest.mark.parametrize("device", TREES)

@@ -206,9 +206,16 @@ _IN_PLACE_HINT = ("; dst may share sharedTmpBuffer's bytes, or src's first eleme
 
 
 # a tmp over src where this device's algorithm writes its partial sums (port60c wrote the A2's ReduceSum(t, t, t, n)
-# on the 310P; since session 66 the non-950 trees accept a tmp at src's own address, decisions.md "Reductions in place")
+# on the 310P; since session 66 the non-950 trees, and since session 67 the 950's count form, accept a tmp at src's
+# own address, decisions.md "Reductions in place")
 _TMP_OVER_SRC_HINT = ("; this device's algorithm writes its partial sums to sharedTmpBuffer while src is still read "
                       "(D11, D18): pass a buffer apart from src")
+# the 950's high-dim forms (SPEC 4.4): their ReduceMask / ReduceCount loop has the count form's order, but the
+# in-place form was accepted for the count form only (session 67, decisions.md "Reductions in place")
+_TMP_950_HIGH_DIM_HINT = ("; this device's algorithm writes its partial sums to sharedTmpBuffer while src is still "
+                          "read (D11, D18), and on the 950 a sharedTmpBuffer at src's address is accepted in the count "
+                          "form ReduceSum(dst, src, tmp, count) only, not in the high-dim form (decisions.md "
+                          "\"Reductions in place\"): pass a buffer apart from src")
 _TMP_INSIDE_SRC_HINT = ("; this device's algorithm writes its partial sums to sharedTmpBuffer while src is still "
                         "read (D11, D18): sharedTmpBuffer may start at src's own address (repeat i's sum lands in "
                         "bytes a repeat already read, decisions.md \"Reductions in place\"), not elsewhere inside "
@@ -219,10 +226,12 @@ def _tmp_in_place_ok(spec, count_form):
     """Whether a sharedTmpBuffer at src's own address is the in-place form on this device: the non-950 trees (the
     910/310P/310B count form, SPEC 4.3; every non-950 high-dim form, SPEC 4.2, 4.3), whose vcadd repeat i reads its
     whole source before writing tmp[i] at byte i*sizeof(T) (dav_c220 / dav_c100 / dav_m200 / dav_m300
-    ReduceSumFirstStep; decisions.md "Reductions in place"). The 950's count form and normal high-dim form are one
-    Reg VF whose work-buffer stores are not shown to trail its src loads in place (SPEC 4.4): not accepted there."""
+    ReduceSumFirstStep), and since session 67 the 950's count form (SPEC 4.4), whose ReduceCount loop (dav_3510
+    kernel_operator_vec_reduce_impl.h) loads repeat i at byte 256*i and stores work entry i at byte i*sizeof(T),
+    below every later load, then reads the work buffer only (decisions.md "Reductions in place"). The 950's
+    high-dim forms (normal and counter mode) keep refusing it: not part of that change (_TMP_950_HIGH_DIM_HINT)."""
     if count_form:
-        return spec.reduce_sum_count_algorithm == TREE_TREE_TAIL
+        return spec.reduce_sum_count_algorithm in (TREE_TREE_TAIL, VADD_TREE)
     return spec.reduce_sum_highdim_algorithm != TREE_TREE_950
 
 
@@ -276,8 +285,8 @@ def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need,
     overlap rule applies"; in the high-dim form dst starts at its repeat's first byte, as the repeat reductions' in
     place form), `ReduceSum(t, t, tmp, n)` as ported kernels write it; every algorithm writes dst[0] once, after
     its last read of src (decisions.md "Reductions in place"). A tmp at src's own address is the same in-place
-    form on the non-950 trees (_check_tmp_at_src; `count_form` and `tree_repeats`, the first level's repeat count,
-    say which algorithm runs)."""
+    form on the non-950 trees and the 950's count form (_tmp_in_place_ok, _check_tmp_at_src; `count_form` and
+    `tree_repeats`, the first level's repeat count, say which algorithm runs)."""
     if tmp_size < need:
         raise ParameterError(API, "sharedTmpBuffer.GetSize()", tmp_size, legal=f">= {need} elements", device=spec.name,
                              detail=f"too small: the algorithm needs {need} elements (D11, D18)")
@@ -299,7 +308,10 @@ def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need,
                                        " (SPEC 4.5, 8.2)")),
                                detail=f"src repeat {hit[0]} reads byte {hit[1]}" +
                                       (_IN_PLACE_HINT if name == "dst" else
-                                       (_TMP_INSIDE_SRC_HINT if in_place_ok else _TMP_OVER_SRC_HINT)))
+                                       (_TMP_INSIDE_SRC_HINT if in_place_ok else
+                                       _TMP_950_HIGH_DIM_HINT if (tmp_addr == src_op.base and not count_form and
+                                                                  spec.reduce_sum_highdim_algorithm == TREE_TREE_950)
+                                       else _TMP_OVER_SRC_HINT)))
 
 
 _ENTRIES = EntryTable()
