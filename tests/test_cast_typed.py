@@ -145,3 +145,47 @@ def test_reg_cast_gives_the_lane_walks_bits(pair):
         reg_cast.cast(dst, src, words, layout, sat, 0, rnd, None)
         assert np.array_equal(dst[:VL], want), (layout, sat, rnd, ctrl, data_kind)
         assert dst[H_CTRL] == ctrl
+
+
+def _reg_cast_chunks(sk, dk, values, layout, sat_mode, rnd, ctrl):
+    """Reg Cast over `values` (the source kind's bit patterns) a register at a time, every lane active: the
+    destination lanes (D65 with layout k) concatenated."""
+    ss, ds = SIZES[sk], SIZES[dk]
+    per = VL // max(ss, ds)   # lanes converted per register
+    k = max(layout - reg_cast.LAYOUT_ZERO, 0)
+    narrow = ds < ss
+    out = []
+    for start in range(0, values.size, per):
+        chunk = values[start:start + per]
+        lanes = np.zeros(VL // ss, values.dtype)
+        if narrow:   # dst lane r*j + k <- src lane j
+            lanes[:chunk.size] = chunk
+        else:        # dst lane j <- src lane r*j + k
+            lanes[k::ds // ss][:chunk.size] = chunk
+        src, dst = np.zeros(REG_BYTES, np.uint8), np.zeros(REG_BYTES, np.uint8)
+        src[:VL] = lanes.view(np.uint8)
+        src[H_KIND], src[H_CTRL], dst[H_KIND] = sk, ctrl, dk
+        reg_cast.cast(dst, src, np.full(4, (1 << 64) - 1, np.uint64), layout, sat_mode, 0, rnd, None)
+        out.append(dst[:VL].view(values.dtype if ds == ss else {2: np.uint16, 4: np.uint32}[ds])
+                   [(k if narrow else 0)::(ss // ds if narrow else 1)][:chunk.size])
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize("layout", [reg_cast.LAYOUT_ZERO, reg_cast.LAYOUT_ONE])
+def test_reg_half_to_int32_and_float_to_narrow_paths_on_every_edge(layout):
+    """The Reg Cast's typed paths of their own (port67f: half -> int32, the 950 quantise kernels' Cast; float ->
+    bfloat16 RINT, their bf16 outputs; float -> half RINT) against the element routine: every half in every round
+    mode and truncation setting; the float edges in both saturation settings."""
+    halves = np.arange(1 << 16, dtype=np.uint16)
+    for rnd, ctrl in itertools.product(range(reg_cast.RINT, reg_cast.TRUNC + 1), (0, M_CAST_TRUNC)):
+        got = _reg_cast_chunks(KIND_HALF, 7, halves, layout, reg_cast.SAT_UNKNOWN, rnd, ctrl)
+        want = np.zeros(halves.size * 4, np.uint8)
+        _element_by_element(KIND_HALF, 7, rnd, bool(ctrl), False, want, halves.view(np.uint8), halves.size)
+        assert np.array_equal(got.view(np.uint8), want), (rnd, ctrl)
+    floats = _float_edges()
+    for dk, ctrl in itertools.product((KIND_HALF, KIND_BF16), (0, M_HALF_SAT)):
+        # satMode NO_SAT without CTRL[60] = 0 (M_TRAIT_SAT): the global CTRL[48] decides (D46)
+        got = _reg_cast_chunks(KIND_FLOAT, dk, floats, layout, reg_cast.SAT_NO_SAT, reg_cast.RINT, ctrl)
+        want = np.zeros(floats.size * 2, np.uint8)
+        _element_by_element(KIND_FLOAT, dk, MODE_RINT, True, bool(ctrl), want, floats.view(np.uint8), floats.size)
+        assert np.array_equal(got.view(np.uint8), want), (dk, ctrl)

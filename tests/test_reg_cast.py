@@ -342,7 +342,7 @@ def _float_edges(rng):
     (True, False, R.SatMode.SAT), (False, False, R.SatMode.SAT), (False, True, R.SatMode.SAT),
     (True, True, R.SatMode.NO_SAT)])
 def test_float_to_half_rint_takes_the_vector_lane_with_convert_bits_bits(compiled, sat_half, trait_decides, sat_mode):
-    """The float -> half RINT Reg Cast (reg_cast.cast_narrow_to_half, the hardware conversion) against the
+    """The float -> half RINT Reg Cast (reg_cast.cast_narrow, the hardware conversion) against the
     shared conversion routine lane by lane, over float -> half's edges, in both layouts, with a partial mask (its
     inactive lanes 0), in every saturation setting (the global CTRL[48], or the trait's satMode with CTRL[60] = 0)."""
     from ascend_jit.jit.convert import convert_bits
@@ -374,7 +374,7 @@ def test_float_to_half_rint_takes_the_vector_lane_with_convert_bits_bits(compile
 @pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("trunc", [False, True])
 def test_float_int32_casts_take_typed_lanes_with_convert_bits_bits(compiled, trunc):
-    """The float <-> int32 Reg Casts (reg_cast.cast_float_to_int32 / cast_int32_to_float: typed loops since port65j,
+    """The float <-> int32 Reg Casts (reg_cast.cast_to_int32 / cast_int32_to_float: typed loops since port65j,
     where every lane had walked its bits) against the shared conversion routine lane by lane: every round mode over
     float -> half's edges (ties at every scale) and magnitudes past int32 and int64 (the exact integer's low bits
     when CTRL[59] truncates, else the extremes), NaN, +-inf, a partial mask (its inactive lanes 0); int32 -> float

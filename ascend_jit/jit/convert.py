@@ -296,7 +296,7 @@ def _decode(sk, s, x, n):
 
 
 @njit(cache=True, inline="always")
-def _round_to_integral(x, mode):
+def round_to_integral(x, mode):
     """x (float64, a float32's or an integer's exact value) rounded to an integral value by `mode` (exact in
     float64); ODD and unknown modes give NaN (the caller's lane then goes through convert_bits)."""
     if mode == MODE_RINT:
@@ -323,7 +323,7 @@ def _encode_integer(dk, mode, x, d, n):
     lo = -hi - 1.0 if signed else 0.0
     if size == 1:
         for i in range(n):
-            r = _round_to_integral(x[i], mode)
+            r = round_to_integral(x[i], mode)
             if lo <= r <= hi:
                 d[i] = np.uint8(np.int64(r) & 0xFF)
             else:
@@ -331,7 +331,7 @@ def _encode_integer(dk, mode, x, d, n):
     elif size == 2:
         dv = ub_as(d, np.uint16)
         for i in range(n):
-            r = _round_to_integral(x[i], mode)
+            r = round_to_integral(x[i], mode)
             if lo <= r <= hi:
                 dv[i] = np.uint16(np.int64(r) & 0xFFFF)
             else:
@@ -339,7 +339,7 @@ def _encode_integer(dk, mode, x, d, n):
     else:
         dv = ub_as(d, np.uint32)
         for i in range(n):
-            r = _round_to_integral(x[i], mode)
+            r = round_to_integral(x[i], mode)
             if lo <= r <= hi:
                 dv[i] = np.uint32(np.int64(r) & 0xFFFFFFFF)
             else:
@@ -410,7 +410,7 @@ def _encode_float(dk, sk, mode, sat, x, d, n):
             if not np.isfinite(x[i]):
                 x[i] = np.nan
                 continue
-            r = _round_to_integral(x[i], mode)
+            r = round_to_integral(x[i], mode)
             if r != r:
                 x[i] = np.nan
                 continue

@@ -17,10 +17,10 @@ from numba import njit
 
 from ..enums import RoundMode
 from ..errors import ParameterError, UnsupportedDTypeError, row_table
-from .convert import typed_run
+from .convert import round_to_integral, typed_run
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
-                       KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, f32_from_bits, float_store_bits, half_bits_to_f32,
-                       half_store_bits, kind_size, round_half)
+                       KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits,
+                       half_bits_to_f32, half_store_bits, kind_size, round_half)
 from .reg import (H_CTRL, H_KIND, M_CAST_TRUNC, M_HALF_SAT, M_TRAIT_SAT, VL, internal, lane_on, set_u32, u16_at_byte,
                   u32_at)
 from .reg_move import copy_bytes
@@ -207,13 +207,16 @@ def _cast_general(dst, src, words, layout, sat_mode, mrg, rnd):
     else:  # the global bits: CTRL[59] for integer destinations, CTRL[48] for half/bf16 destinations (D46)
         sat_int = (modes & M_CAST_TRUNC) == 0
         sat_float = (modes & M_HALF_SAT) != 0
-    if sk == KIND_FLOAT and dk == KIND_HALF and rnd == RINT and layout <= LAYOUT_ONE:
-        cast_narrow_to_half(dst, src, words, layout, sat_float)
+    if sk == KIND_FLOAT and (dk == KIND_HALF or dk == KIND_BF16) and rnd == RINT and layout <= LAYOUT_ONE:
+        cast_narrow(dst, src, words, layout, sat_float, dk == KIND_BF16)
         return
     mode = RINT if rnd == ROUND_UNKNOWN else rnd
+    if sk == KIND_HALF and dk == KIND_INT32 and RINT <= mode <= TRUNC:   # layout ZERO / ONE (the pair's row)
+        cast_to_int32(dst, src, words, mode, sat_int, layout - LAYOUT_ZERO)
+        return
     if layout <= LAYOUT_ZERO and RINT <= mode <= TRUNC:   # the same-width int32 pairs, lane j to lane j
         if sk == KIND_FLOAT and dk == KIND_INT32:
-            cast_float_to_int32(dst, src, words, mode, sat_int)
+            cast_to_int32(dst, src, words, mode, sat_int, -1)
             return
         if sk == KIND_INT32 and dk == KIND_FLOAT and mode == RINT:
             cast_int32_to_float(dst, src, words)
@@ -266,40 +269,46 @@ def cast_widen_to_float(dst, src, words, layout):
 
 
 @internal
-def cast_narrow_to_half(dst, src, words, layout, sat):
-    """Float -> half CAST_RINT, the devkit's store pattern after a float computation: dst lane 2j + k (k from
-    RegLayout ZERO/ONE) <- src lane j when that lane is active, every other dst lane 0 (D65). The hardware conversion in one vectorised loop, the lane of the
-    Memory Cast's vector_run (jit/convert.py), the same bits as convert_bits: RNE with gradual underflow, overflow
-    +-inf, NaN the canonical 0x7E00; saturating, +-65504 and +0 (D46). The general path converted each lane in
-    integer arithmetic: half of the gallery's Reg softmax, 49 -> 26 ms (session 37)."""
+def cast_narrow(dst, src, words, layout, sat, bf16):
+    """Float -> half (bf16 False) or bfloat16 CAST_RINT, the devkit's store pattern after a float computation: dst
+    lane 2j + k (k from RegLayout ZERO/ONE) <- src lane j when that lane is active, every other dst lane 0 (D65).
+    The hardware conversion in one vectorised loop, the lane of the Memory Cast's vector_run (jit/convert.py), the
+    same bits as convert_bits: RNE with gradual underflow, overflow +-inf, NaN the canonical 0x7E00 / 0x7FC0;
+    saturating, +-MAX and +0 (D46). The general path converted each lane in integer arithmetic: half of the
+    gallery's Reg softmax, 49 -> 26 ms (session 37); bfloat16 since port67f (every bf16 output path of the 950's
+    cast kernels: 0.9 us a call through the general path)."""
     shift = np.uint32(16 * larger(layout - LAYOUT_ZERO, 0))
     for j in range(64):
-        h = np.uint32(half_store_bits(round_half(f32_from_bits(u32_at(src, j)), sat)))
+        x = f32_from_bits(u32_at(src, j))
+        if bf16:
+            b = f32_to_bf16_bits(x)
+            if sat:   # NaN +0, an infinite result the largest finite of its sign (D46)
+                b = np.uint16(0) if x != x else (
+                    (b & np.uint16(0x8000)) | np.uint16(0x7F7F) if (b & np.uint16(0x7F80)) == np.uint16(0x7F80) else b)
+            h = np.uint32(b)
+        else:
+            h = np.uint32(half_store_bits(round_half(x, sat)))
         set_u32(dst, VL // 4 + j, h << shift if lane_on(words, 4 * j) != 0 else np.uint32(0))
     copy_bytes(dst, 0, dst, VL, VL)
     dst[H_CTRL] = src[H_CTRL]
 
 
 @internal
-def cast_float_to_int32(dst, src, words, mode, saturate):
-    """Float -> int32 (SPEC-2 7.3, the bits convert_bits gives): each active lane rounded by `mode` (RINT to FLOOR:
-    exact in float64), NaN 0, +-inf the int32 extremes, a value out of range the extremes when saturating, else the
-    exact integer's low 32 bits (a float32 of magnitude 2**63 or more is a multiple of 2**40: low bits 0); inactive
-    lanes 0. Typed lanes in one loop, where the element routine walked each lane's bits (0.85 us a call: port65j, ops-nn
-    DequantBias's VF)."""
+def cast_to_int32(dst, src, words, mode, saturate, half_k):
+    """Float (half_k < 0: src lane j) or half (src lane 2j + half_k, RegLayout ZERO/ONE) -> int32 (SPEC-2 7.3, the
+    bits convert_bits gives): each active lane rounded by `mode` (RINT to TRUNC, exact in float64), NaN 0, +-inf
+    the int32 extremes, a value out of range the extremes when saturating, else the exact integer's low 32 bits (a
+    float32 of magnitude 2**63 or more is a multiple of 2**40: low bits 0); inactive lanes 0. Typed lanes in one
+    loop, where the element routine walked each lane's bits (0.85 us a call: port65j, ops-nn DequantBias's VF;
+    half -> int32, the 950 quantise kernels' Cast, since port67f)."""
     for j in range(64):
-        x = np.float64(f32_from_bits(u32_at(src, j)))
-        if mode == RINT:
-            r = np.rint(x)
-        elif mode == FLOOR:
-            r = np.floor(x)
-        elif mode == CEIL:
-            r = np.ceil(x)
-        elif mode == TRUNC:
-            r = np.trunc(x)
-        else:  # ROUND: ties away from zero (x - trunc(x) is exact)
-            t = np.trunc(x)
-            r = t + math.copysign(1.0, x) if abs(x - t) >= 0.5 else t
+        if half_k < 0:
+            byte = 4 * j
+            x = np.float64(f32_from_bits(u32_at(src, j)))
+        else:
+            byte = 4 * j + 2 * half_k
+            x = np.float64(half_bits_to_f32(u16_at_byte(src, byte)))
+        r = round_to_integral(x, mode)
         if r != r:
             w = np.int64(0)
         elif r >= 2.0 ** 31 and (saturate or math.isinf(r)):
@@ -310,7 +319,7 @@ def cast_float_to_int32(dst, src, words, mode, saturate):
             w = np.int64(r)
         else:
             w = np.int64(0)
-        on = lane_on(words, 4 * j) != 0
+        on = lane_on(words, byte) != 0
         set_u32(dst, VL // 4 + j, np.uint32(w & 0xFFFFFFFF) if on else np.uint32(0))
     copy_bytes(dst, 0, dst, VL, VL)
     dst[H_CTRL] = src[H_CTRL]
@@ -319,7 +328,7 @@ def cast_float_to_int32(dst, src, words, mode, saturate):
 @internal
 def cast_int32_to_float(dst, src, words):
     """Int32 -> float CAST_RINT (SPEC-2 7.3: round to nearest even, the host conversion's rounding): one typed loop
-    for the active lanes, inactive lanes 0 (port65j, as cast_float_to_int32)."""
+    for the active lanes, inactive lanes 0 (port65j, as cast_to_int32)."""
     for j in range(64):
         u = u32_at(src, j)
         v = np.int64(u) - (np.int64(u >> np.uint32(31)) << 32)   # the lane's int32 value
