@@ -90,3 +90,12 @@ def test_a_launchs_warning_names_its_checks():
         "aj.launch on atlas-a2, 1 block (race,init,memory,blocks,sync)",
         "aj.launch on atlas-a2, 1 block (race,init,memory,blocks,sync,dcache,device-sync)",
         "aj.launch on atlas-a2, 1 block (race,init,memory,blocks,sync,strict)"]
+
+
+def test_a_distribution_of_another_lane_width_names_its_own_width():
+    """port67f (ops-math Cast's uint32 -> float VF loads DIST_UNPACK_B32 into an int64 register): the text named
+    only DIST_UNPACK_B16's 16-bit type."""
+    with aj.Core("ascend950") as core:
+        t = core.local_tensor("uint32", 64)
+        with pytest.raises(aj.UnsupportedDTypeError, match=r"a 32-bit one for DIST_UNPACK_B32"):
+            R.LoadAlign(R.RegTensor("int64"), t, dist=R.LoadDist.DIST_UNPACK_B32)

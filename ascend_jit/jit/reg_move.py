@@ -84,7 +84,8 @@ def _check_width(api, kind, width):
         # port60e: ops-cv loads DIST_UNPACK_B16 into `(RegTensor<T1>&)` a 32-bit register, a reinterpretation
         # the Python API has no form of: the refusal gives the recipe
         raise UnsupportedDTypeError(api, "register element size", size, "the distribution's lane width (SPEC-2 "
-                                    "11.6): a register of that width (a 16-bit type for DIST_UNPACK_B16); C++'s "
+                                    "11.6): a register of that width (a 16-bit type for DIST_UNPACK_B16, a 32-bit one for "
+                                    "DIST_UNPACK_B32: the B8/B16/B32/B64 of its name); C++'s "
                                     "(RegTensor<U>&) reinterpretation is not offered: Cast the register to the wide "
                                     "type with RegLayout.ZERO (SPEC-2 D65; a Cast converts values, int32 -> int64 "
                                     "sign-extends), or, for the bytes as they are (a zero-extended word), store it "
