@@ -796,6 +796,11 @@ class Sanitizer:
     def _emit(self, report):
         if report.space == "UB" and report.address >= self.ub_bytes:
             report.space, report.address = self._space(report.address)
+        if report.check == "race" and report.space == "UB" and report.earlier is not None and \
+                report.earlier.api.startswith(_FILLS):
+            # port67i: InitGlobalMemory before InitBuffer (ops-math ReduceMeanV2's Init) fills through UB bytes a
+            # buffer allocated later takes; no queue hand-off can order the devkit's own copies
+            report.fix = report.fix.replace(_QUEUE_HANDOFF, "") + _FILL_BUFFER_NOTE
         # an "event" report's address is an id that several events (its operand) share: one report each (port63f:
         # five AllocEventIDs of id 0 never released gave one report)
         key = (report.check, report.kind, report.space, report.address, report.nbytes,
@@ -1608,13 +1613,20 @@ _QUEUE_EVENT_PAIRS = {(PIPE_MTE2, PIPE_V), (PIPE_V, PIPE_MTE2), (PIPE_V, PIPE_MT
                       (PIPE_MTE2, PIPE_MTE3), (PIPE_MTE3, PIPE_MTE2)}
 
 
+_QUEUE_HANDOFF = ", or a TQue EnQue/DeQue hand-off"
+_FILLS = ("InitGlobalMemory:", "Fill:")   # the composite's names (api/init_global_memory.py)
+_FILL_BUFFER_NOTE = ("; InitGlobalMemory fills GM through a UB buffer of its own above the TPipe's buffers "
+                     "initialised so far (the devkit's PopStackBuffer): a buffer initialised after the call can share "
+                     "its bytes, so call InitGlobalMemory after the InitBuffers, or order the two with this flag")
+
+
 def _fix(earlier_pipe, later_pipe, device_sync=False, isasi=True, queue=True):
     """The flag pair that orders the two pipes: the ISASI SetFlag/WaitFlag's HardEvent, or, on a device that does not
     offer it (D62: the 310B), the TQueSync of the same two pipes (SPEC-2 10.1: the same hardware flags). `queue`:
     a TQue hand-off may order the pair (UB bytes)."""
     event = f"{_SHORT[earlier_pipe]}_{_SHORT[later_pipe]}"
     queue = "" if not queue or device_sync and (earlier_pipe, later_pipe) not in _QUEUE_EVENT_PAIRS else \
-        ", or a TQue EnQue/DeQue hand-off"
+        _QUEUE_HANDOFF
     flags = f"SetFlag/WaitFlag with aj.HardEvent.{event}" if isasi else \
         f"aj.TQueSync({earlier_pipe}, {later_pipe}).SetFlag/WaitFlag"
     return f"{flags} between them (or PipeBarrier(PIPE_ALL){queue})"
@@ -2182,8 +2194,7 @@ class LaunchShadow:
                    "own share of the output (an offset by GetBlockIdx()) if they write the same values; SetAtomicAdd "
                    "if their writes are meant to combine (one atomic operation: an Add and a Max do not combine); "
                    f"or {order}")
-            fills = ("InitGlobalMemory:", "Fill:")   # the composite's names (api/init_global_memory.py)
-            if api.startswith(fills) and earlier is not None and earlier[0].api.startswith(fills):
+            if api.startswith(_FILLS) and earlier is not None and earlier[0].api.startswith(_FILLS):
                 # port62f: the soft SyncAll's page (同步控制/核间同步/SyncAll.md) has every core initialise the whole
                 # gmWorkspace before it, and that workspace's traffic is not modelled (README)
                 fix += ("; if these bytes are a soft SyncAll(gm_workspace, ...)'s workspace and every core fills "

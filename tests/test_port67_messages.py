@@ -99,3 +99,29 @@ def test_a_distribution_of_another_lane_width_names_its_own_width():
         t = core.local_tensor("uint32", 64)
         with pytest.raises(aj.UnsupportedDTypeError, match=r"a 32-bit one for DIST_UNPACK_B32"):
             R.LoadAlign(R.RegTensor("int64"), t, dist=R.LoadDist.DIST_UNPACK_B32)
+
+
+def _fill_then_init_buffer(x, ws):
+    """ops-math ReduceMeanV2's Init (port67i): InitGlobalMemory before the InitBuffer whose tile it shares."""
+    pipe = aj.TPipe()
+    wg, xg = aj.GlobalTensor("float"), aj.GlobalTensor("float")
+    wg.SetGlobalBuffer(ws, 16)
+    xg.SetGlobalBuffer(x, 64)
+    aj.InitGlobalMemory(wg, 16, np.float32(0))
+    q = aj.TQue(aj.QuePosition.VECIN, 1)
+    pipe.InitBuffer(q, 1, 256)
+    t = q.AllocTensor("float")
+    aj.DataCopy(t, xg, 64)
+    q.EnQue(t)
+    q.FreeTensor(q.DeQue("float"))
+
+
+def test_a_race_with_init_global_memorys_buffer_says_where_its_bytes_come_from():
+    """The devkit's InitGlobalMemory fills through a UB buffer above the buffers initialised so far: the fix says
+    to call it after the InitBuffers, and offers no queue hand-off (none can order the devkit's own copies)."""
+    with aj.sanitize_session("report") as session:
+        aj.launch(_fill_then_init_buffer, 1, "atlas-a2", np.ones(64, np.float32), np.zeros(16, np.float32))
+    fixes = [r.fix for r in session.reports if r.check == "race"]
+    assert len(fixes) == 2
+    for fix in fixes:
+        assert "call InitGlobalMemory after the InitBuffers" in fix and "TQue" not in fix
