@@ -166,22 +166,31 @@ def _reg_cast_chunks(sk, dk, values, layout, sat_mode, rnd, ctrl):
         src[:VL] = lanes.view(np.uint8)
         src[H_KIND], src[H_CTRL], dst[H_KIND] = sk, ctrl, dk
         reg_cast.cast(dst, src, np.full(4, (1 << 64) - 1, np.uint64), layout, sat_mode, 0, rnd, None)
-        out.append(dst[:VL].view(values.dtype if ds == ss else {2: np.uint16, 4: np.uint32}[ds])
+        out.append(dst[:VL].view(values.dtype if ds == ss else {1: np.uint8, 2: np.uint16, 4: np.uint32}[ds])
                    [(k if narrow else 0)::(ss // ds if narrow else 1)][:chunk.size])
     return np.concatenate(out)
 
 
 @pytest.mark.parametrize("layout", [reg_cast.LAYOUT_ZERO, reg_cast.LAYOUT_ONE])
-def test_reg_half_to_int32_and_float_to_narrow_paths_on_every_edge(layout):
+def test_reg_cast_typed_paths_on_every_edge(layout):
     """The Reg Cast's typed paths of their own (port67f: half -> int32, the 950 quantise kernels' Cast; float ->
-    bfloat16 RINT, their bf16 outputs; float -> half RINT) against the element routine: every half in every round
-    mode and truncation setting; the float edges in both saturation settings."""
+    bfloat16 RINT, their bf16 outputs; float -> half RINT; port67j: int8 / uint8 <-> half) against the element
+    routine: every half in every round mode and truncation setting, every byte, the float edges in both saturation
+    settings."""
     halves = np.arange(1 << 16, dtype=np.uint16)
-    for rnd, ctrl in itertools.product(range(reg_cast.RINT, reg_cast.TRUNC + 1), (0, M_CAST_TRUNC)):
-        got = _reg_cast_chunks(KIND_HALF, 7, halves, layout, reg_cast.SAT_UNKNOWN, rnd, ctrl)
-        want = np.zeros(halves.size * 4, np.uint8)
-        _element_by_element(KIND_HALF, 7, rnd, bool(ctrl), False, want, halves.view(np.uint8), halves.size)
-        assert np.array_equal(got.view(np.uint8), want), (rnd, ctrl)
+    for dk, rnd, ctrl in itertools.product((7, 3, 4), range(reg_cast.RINT, reg_cast.TRUNC + 1), (0, M_CAST_TRUNC)):
+        # half -> int32, int8, uint8 (the last two: satMode NO_SAT, the global CTRL[59] deciding)
+        sat_mode = reg_cast.SAT_UNKNOWN if dk == 7 else reg_cast.SAT_NO_SAT
+        got = _reg_cast_chunks(KIND_HALF, dk, halves, layout, sat_mode, rnd, ctrl)
+        want = np.zeros(halves.size * SIZES[dk], np.uint8)
+        _element_by_element(KIND_HALF, dk, rnd, bool(ctrl), False, want, halves.view(np.uint8), halves.size)
+        assert np.array_equal(got.view(np.uint8), want), (dk, rnd, ctrl)
+    for sk in (3, 4):   # int8, uint8 -> half: every byte
+        values = np.arange(256, dtype=np.uint8)
+        got = _reg_cast_chunks(sk, KIND_HALF, values, layout, reg_cast.SAT_UNKNOWN, reg_cast.ROUND_UNKNOWN, 0)
+        want = np.zeros(256 * 2, np.uint8)
+        _element_by_element(sk, KIND_HALF, MODE_RINT, False, False, want, values, 256)
+        assert np.array_equal(got.view(np.uint8), want), sk
     floats = _float_edges()
     for dk, ctrl in itertools.product((KIND_HALF, KIND_BF16), (0, M_HALF_SAT)):
         # satMode NO_SAT without CTRL[60] = 0 (M_TRAIT_SAT): the global CTRL[48] decides (D46)

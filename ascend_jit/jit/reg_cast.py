@@ -214,6 +214,10 @@ def _cast_general(dst, src, words, layout, sat_mode, mrg, rnd):
     if sk == KIND_HALF and dk == KIND_INT32 and RINT <= mode <= TRUNC:   # layout ZERO / ONE (the pair's row)
         cast_to_int32(dst, src, words, mode, sat_int, layout - LAYOUT_ZERO)
         return
+    if ((sk == KIND_INT8 or sk == KIND_UINT8) and dk == KIND_HALF or
+            sk == KIND_HALF and (dk == KIND_INT8 or dk == KIND_UINT8) and RINT <= mode <= TRUNC):
+        cast_bytes_half(dst, src, words, layout - LAYOUT_ZERO, mode, _conversion_flags(sk, dk, sat_int, sat_float)[0])
+        return
     if layout <= LAYOUT_ZERO and RINT <= mode <= TRUNC:   # the same-width int32 pairs, lane j to lane j
         if sk == KIND_FLOAT and dk == KIND_INT32:
             cast_to_int32(dst, src, words, mode, sat_int, -1)
@@ -321,6 +325,40 @@ def cast_to_int32(dst, src, words, mode, saturate, half_k):
             w = np.int64(0)
         on = lane_on(words, byte) != 0
         set_u32(dst, VL // 4 + j, np.uint32(w & 0xFFFFFFFF) if on else np.uint32(0))
+    copy_bytes(dst, 0, dst, VL, VL)
+    dst[H_CTRL] = src[H_CTRL]
+
+
+@internal
+def cast_bytes_half(dst, src, words, k, mode, trunc):
+    """int8 / uint8 <-> half, the quantisation kernels' pair (port67j: ActsULQInputGrad's masks in, AddRmsNormQuant's
+    y out; 0.6 us a call through the general path): int8 / uint8 -> half, exact, dst lane j <- src lane 2j + k; half
+    -> int8 / uint8, dst lane 2j + k <- src lane j rounded by `mode` (RINT to TRUNC, exact in float64), NaN 0, +-inf
+    the extremes, out of range the extremes or, with `trunc`, the exact integer's low 8 bits (the bits convert_bits
+    gives, D45, D46); inactive lanes and the other narrow lanes 0 (D65). Typed lanes in one loop."""
+    to_half = dst[H_KIND] == KIND_HALF
+    kind = src[H_KIND] if to_half else dst[H_KIND]
+    lo, hi = (-128.0, 127.0) if kind == KIND_INT8 else (0.0, 255.0)
+    for i in range(VL, 2 * VL):
+        dst[i] = 0
+    for j in range(128):
+        if to_half:
+            byte = 2 * j + k
+            v = src[byte]
+            x = np.float32(np.int64(v) - 256 if kind == KIND_INT8 and v >= 128 else np.int64(v))
+            if lane_on(words, byte) != 0:
+                h = half_store_bits(x)
+                dst[VL + 2 * j] = np.uint8(h & 0xFF)
+                dst[VL + 2 * j + 1] = np.uint8(h >> 8)
+        elif lane_on(words, 2 * j) != 0:
+            r = round_to_integral(np.float64(half_bits_to_f32(u16_at_byte(src, 2 * j))), mode)
+            if r != r:
+                w = np.int64(0)
+            elif lo <= r <= hi or (trunc and not math.isinf(r)):
+                w = np.int64(r)
+            else:
+                w = np.int64(lo if r < lo else hi)
+            dst[VL + 2 * j + k] = np.uint8(w & 0xFF)
     copy_bytes(dst, 0, dst, VL, VL)
     dst[H_CTRL] = src[H_CTRL]
 
