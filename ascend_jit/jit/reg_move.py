@@ -84,8 +84,9 @@ def _check_width(api, kind, width):
         # port60e: ops-cv loads DIST_UNPACK_B16 into `(RegTensor<T1>&)` a 32-bit register, a reinterpretation
         # the Python API has no form of: the refusal gives the recipe
         raise UnsupportedDTypeError(api, "register element size", size, "the distribution's lane width (SPEC-2 "
-                                    "11.6): a register of that width (a 16-bit type for DIST_UNPACK_B16, a 32-bit one for "
-                                    "DIST_UNPACK_B32: the B8/B16/B32/B64 of its name); C++'s "
+                                    "11.6): a register of that width, the B8 / B16 / B32 in the distribution's "
+                                    "name (a 16-bit type for DIST_UNPACK_B16 or DIST_BRC_B16, a 32-bit one for "
+                                    "DIST_UNPACK_B32 or DIST_BRC_B32); C++'s "
                                     "(RegTensor<U>&) reinterpretation is not offered: Cast the register to the wide "
                                     "type with RegLayout.ZERO (SPEC-2 D65; a Cast converts values, int32 -> int64 "
                                     "sign-extends), or, for the bytes as they are (a zero-extended word), store it "
@@ -244,6 +245,12 @@ def load(reg, h, offset, dist, step):
     if dist == L_UNPACK_B16:  # the devkit's half -> float pattern: a straight loop of typed lanes
         for i in range(VL // 4):
             set_u32(reg, i, u16_at_byte(ub, addr + 2 * i))
+    elif dist == L_UNPACK4_B8:  # byte i to lane 4i, the other three bytes 0 (port67j: int8 masks in; the lane
+        for i in range(VL // 4):  # walk below cost 175 ns a call)
+            set_u32(reg, i, np.uint32(ub[addr + i]))
+    elif dist == L_UNPACK_B8:   # byte i to lane 2i, lane 2i + 1 0
+        for i in range(VL // 2):
+            set_u16(reg, i, np.uint16(ub[addr + i]))
     elif dist == L_BLK:
         for i in range(VL):
             reg[i] = ub[addr + i % 32]
@@ -460,6 +467,10 @@ def store(h, reg, words, offset, dist, step):
         # typed lanes, one vectorised loop (the byte loop below cost 340 ns a call; addr is 32-byte aligned)
         for lane in range(lanes):
             set_u16(ub, (addr >> 1) + lane, np.uint16(u32_at(reg, lane) & np.uint32(0xFFFF)))
+        return offset + step
+    if dist == S_PACK4_B32 and all_active(words):   # the low byte of each 32-bit lane (port67j: the int8 store after a
+        for lane in range(lanes):                     # half -> int8 Cast; the byte loop below cost 217 ns a call)
+            ub[addr + lane] = np.uint8(u32_at(reg, lane) & np.uint32(0xFF))
         return offset + step
     for lane in range(lanes):
         if all_lanes or lane_on(words, lane * w):
