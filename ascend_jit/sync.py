@@ -695,20 +695,22 @@ _KERNEL_TYPES = {d: (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_AIC_ONLY, _K.KERNEL
                      _K.KERNEL_TYPE_MIX_AIC_1_0, _K.KERNEL_TYPE_MIX_AIC_1_1, _K.KERNEL_TYPE_MIX_AIC_1_2)
                  for d in ("ascend950", "atlas-a3", "atlas-a2")}
 _KERNEL_TYPES["atlas-inference-aicore"] = (_K.KERNEL_TYPE_AICORE, _K.KERNEL_TYPE_MIX_VECTOR_CORE)
-# the 310P's KERNEL_TYPE_MIX_VECTOR_CORE too: its blocks run on AI Cores and Vector Cores, numBlocks of them in all,
-# GetBlockIdx numbering them 0 .. numBlocks - 1 (DK 设置Kernel类型.md, SIMD-BuiltIn关键字.md), each on the same vector
-# instruction set: every block runs on the modelled core (port67e: ops-nn GeGluV2, Glu, GluGrad, GroupNormSilu)
-_VECTOR_ONLY_TYPES = (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_MIX_AIV_1_0, _K.KERNEL_TYPE_AICORE,
-                      _K.KERNEL_TYPE_MIX_VECTOR_CORE)
+_VECTOR_ONLY_TYPES = (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_MIX_AIV_1_0, _K.KERNEL_TYPE_AICORE)
+# port67e (ops-nn GeGluV2, Glu, GluGrad, GroupNormSilu open their 310P kernels with it): the blocks the device puts on
+# Vector Cores are a device SPEC D13 does not support, whose overflow mode differs (inf/nan only, SPEC 5.2, against the
+# AI Core's saturation): refused, saying so and what runs every block on the AI Core
+_MIX_VECTOR_CORE_DETAIL = ("the 310P Vector Core is not modelled (SPEC D13: not supported for these APIs; it computes "
+                           "in inf/nan mode where the AI Core saturates, SPEC 5.2): declare KERNEL_TYPE_AICORE, which "
+                           "runs every block on the AI Core")
 
 
 def KERNEL_TASK_TYPE_DEFAULT(value):
     """`KERNEL_TASK_TYPE_DEFAULT(value)` (DK Kernel-Tiling/设置Kernel类型.md): the kernel type a kernel's entry
     declares. Checked against the page's per-device values (950/A2/A3: the AIV/AIC/MIX types; 310P: KERNEL_TYPE_AICORE
-    and KERNEL_TYPE_MIX_VECTOR_CORE; not offered on the 310B and 910) and against what `aj.launch` runs: vector code
-    only (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, the 310P's KERNEL_TYPE_AICORE and KERNEL_TYPE_MIX_VECTOR_CORE,
-    whose Vector Core blocks run on the modelled core); a type that starts cube cores is a ParameterError. No value
-    changes: every launch is already vector-only (GetTaskRation, GetSubBlockNum are 1)."""
+    and KERNEL_TYPE_MIX_VECTOR_CORE; not offered on the 310B and 910) and against what `aj.launch` runs: vector cores
+    only (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, the 310P's KERNEL_TYPE_AICORE); a type that starts cube
+    cores, or the 310P Vector Core the emulator does not model, is a ParameterError. No value changes: every launch
+    is already vector-only (GetTaskRation, GetSubBlockNum are 1)."""
     from .api._common import as_enum
     api = "KERNEL_TASK_TYPE_DEFAULT"
     device = _core(api).device
@@ -719,7 +721,9 @@ def KERNEL_TASK_TYPE_DEFAULT(value):
     value = as_enum(api, device, "value", value, KernelMetaType)
     if value not in legal:
         raise ParameterError(api, "value", value.name, device=device, legal=", ".join(t.name for t in legal),
-                             detail="aj.launch runs vector cores only" if value in _KERNEL_TYPES[device] else
+                             detail=_MIX_VECTOR_CORE_DETAIL if value == _K.KERNEL_TYPE_MIX_VECTOR_CORE and
+                             value in _KERNEL_TYPES[device] else
+                             "aj.launch runs vector cores only" if value in _KERNEL_TYPES[device] else
                              "not a kernel type of this device (DK 设置Kernel类型.md)")
 
 

@@ -1,14 +1,16 @@
 """The typed conversion (jit/convert.py typed_run: values decoded to float64, converted in typed lanes, the lanes it
 cannot convert exactly handed to the element routine) must give the element routine's bits (convert_bits, SPEC-2
 7.3, D45, D46) for every pair, round mode and overflow flag: every 8- and 16-bit source pattern exhaustively, the
-32-bit sources over their rounding and range edges and random patterns; and the Reg Cast built on it the lane walk
-it replaced (SPEC-2 11.5, D65)."""
+32-bit sources over their rounding and range edges and random patterns, also where dst lies over src; and the Reg
+Cast's typed loops (half -> int32, float -> half / bfloat16 RINT, int8 / uint8 <-> half) and lane walk the element
+routine's bits lane by lane (SPEC-2 11.5, D65)."""
 import itertools
 
 import numpy as np
 import pytest
 from numba import njit
 
+import ascend_jit as aj
 from ascend_jit.jit import reg_cast
 from ascend_jit.jit.convert import MODE_ODD, MODE_RINT, _load, _store, cast_contiguous, convert_bits
 from ascend_jit.jit.numerics import KIND_BF16, KIND_FLOAT, KIND_HALF, kind_size
@@ -76,8 +78,8 @@ def test_typed_conversion_gives_the_element_routines_bits(sk):
 
 
 def _lane_walk(dst, src, words, layout, sat_mode, rnd):
-    """The Reg Cast lane walk the typed conversion replaced (reg_cast._cast_general before session 67): each active
-    lane through the element routine with the pair's overflow flags, the other destination lanes 0."""
+    """The Reg Cast as a lane walk in Python: each active lane through the element routine with the pair's overflow
+    flags (D45, D46, D71), the other destination lanes 0 (D65)."""
     sk, dk, modes = int(src[H_KIND]), int(dst[H_KIND]), int(src[H_CTRL])
     if modes & M_TRAIT_SAT and sat_mode != reg_cast.SAT_UNKNOWN:
         sat_int = sat_float = sat_mode == reg_cast.SAT_SAT
@@ -198,3 +200,29 @@ def test_reg_cast_typed_paths_on_every_edge(layout):
         want = np.zeros(floats.size * 2, np.uint8)
         _element_by_element(KIND_FLOAT, dk, MODE_RINT, True, bool(ctrl), want, floats.view(np.uint8), floats.size)
         assert np.array_equal(got.view(np.uint8), want), (dk, ctrl)
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+@pytest.mark.parametrize("pair", [("float", "int32", "CAST_RINT"), ("half", "int16", "CAST_ROUND"),
+                                  ("float", "float", "CAST_FLOOR")])
+def test_a_same_size_cast_writing_over_its_earlier_repeats_reads_them_first(device, pair):
+    """Review 67: a high-dim same-size Cast with dst one repeat behind src (SPEC 8.2: a repeat may write bytes an
+    earlier repeat read) runs as one contiguous call; the lanes handed to the element routine (NaN, infinities, out
+    of range) read their source again, which the typed lanes had already overwritten: every result goes through a
+    scratch buffer now. The result must be the same call's with dst apart from src."""
+    src_type, dst_type, mode = pair
+    values = (np.arange(256) * 37.25 - 1000).astype(np.float32)
+    values[:8] = [np.nan, np.inf, -np.inf, 3e9, -3e9, 1e20, np.nan, 7.5]
+    with np.errstate(over="ignore", invalid="ignore"):
+        raw = values.astype(np.float16).view(np.uint8) if src_type == "half" else values[:128].view(np.uint8)
+    lanes = 256 // (2 if src_type == "half" else 4)
+    results = []
+    for dst_addr in (256, 2048):   # one repeat behind src, then apart from it
+        core = aj.Core(device)
+        core.ub[512:1024] = raw
+        core.ub_written_by_host()
+        src = core.local_tensor(src_type, 2 * lanes, addr=512)
+        dst = core.local_tensor(dst_type, 2 * lanes, addr=dst_addr)
+        aj.Cast(dst, src, getattr(aj.RoundMode, mode), lanes, 2, aj.UnaryRepeatParams(1, 1, 8, 8))
+        results.append(core.ub[dst_addr:dst_addr + 512].copy())
+    assert np.array_equal(results[0], results[1])

@@ -15,9 +15,9 @@ from ascend_jit.lane_shadow import ORIGINS
 
 R = aj.Reg
 DEVICE = "ascend950"
-# per distribution: its MaskDist, the bit tensor's bytes, the floats a Memory-API Compare writes them for (one bit each), and the
-# bytes the load reads; in each the loaded bits 128..255 come from past the tensor (NORM: bytes 16..31, US: 8..15
-# doubled, DS: 32..63 halved)
+# per distribution: its MaskDist, the bit tensor's bytes, the floats a Memory-API Compare writes them for (one bit
+# each), and the bytes the load reads; in each the loaded bits 128..255 come from past the tensor (NORM: bytes
+# 16..31, US: 8..15 doubled, DS: 32..63 halved)
 DISTS = {"NORM": (R.MaskDist.DIST_NORM, 16, 128, 32), "US": (R.MaskDist.DIST_US, 8, 64, 16),
          "DS": (R.MaskDist.DIST_DS, 32, 256, 64)}
 KEPT = 128   # the uint8 lanes the data's bits govern

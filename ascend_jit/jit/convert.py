@@ -398,7 +398,7 @@ def _encode_narrow_float(dk, mode, x, d, n):
 
 
 @internal
-def _encode_float(dk, sk, mode, sat, x, d, n):
+def _encode_float(dk, sk, mode, x, d, n):
     """d[:n] = x[:n] as kind dk (half, float, bfloat16): a float source of the same kind rounds to an integral value
     (D45: a zero result is +0); any other source converts by `mode` (_encode_narrow_float for half and bfloat16; a
     float32 destination takes RNE from float64 or the value when exact). Lanes left to convert_bits get x[i] = NaN:
@@ -450,20 +450,26 @@ def typed_run(sk, dk, mode, trunc, sat, d, s, n):
         for i in range(n):
             _store(d, ds, i, convert_bits(sk, dk, mode, trunc, sat, _load(s, ss, i)))
         return
+    # the results go to `out`, copied to d at the end: the lanes left to convert_bits read s again, and a same-size
+    # call's d may lie over s (a high-dim call with dst a repeat behind src: SPEC 8.2 lets a repeat write bytes an
+    # earlier repeat read; review 67)
     x = empty_array(n, np.float64)
+    out = empty_array(n * ds, np.uint8)
     _decode(sk, s, x, n)
     if _is_float(dk):
-        _encode_float(dk, sk, mode, sat, x, d, n)
+        _encode_float(dk, sk, mode, x, out, n)
     else:
-        _encode_integer(dk, mode, x, d, n)
+        _encode_integer(dk, mode, x, out, n)
     for i in range(n):
         if x[i] != x[i]:
-            _store(d, ds, i, convert_bits(sk, dk, mode, trunc, sat, _load(s, ss, i)))
+            _store(out, ds, i, convert_bits(sk, dk, mode, trunc, sat, _load(s, ss, i)))
+    d[:n * ds] = out
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def convert_run(sk, dk, mode, trunc, sat, d, s, n):
-    """d[:n] = convert(s[:n]) on packed byte arrays (dst and src never overlap unless of one size, D34)."""
+    """d[:n] = convert(s[:n]) on packed byte arrays (dst and src overlap only in a same-size call, D34; typed_run
+    reads every source byte before it writes)."""
     if vector_pair(sk, dk, mode, sat):
         vector_run(sk, dk, sat, d, s, n)
     else:
