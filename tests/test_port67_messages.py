@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
+from test_port64_messages import _uninitialised_copy_out   # 16 of its 32 halves never written
 
 R = aj.Reg
 
@@ -57,29 +58,15 @@ def test_trans_data_to_5hd_names_what_to_write_instead():
         aj.TransDataTo5HD
 
 
-def _uninitialised_copy_out(y):
-    yg = aj.GlobalTensor("half")
-    yg.SetGlobalBuffer(y, 32)
-    pipe = aj.TPipe()
-    q = aj.TQue(aj.TPosition.VECOUT, 1)
-    pipe.InitBuffer(q, 1, 64)
-    t = q.AllocTensor("half")
-    aj.Duplicate(t, np.float16(1), 16)
-    q.EnQue(t)
-    t = q.DeQue("half")
-    aj.DataCopy(yg, t, 32)   # 16 of the 32 halves were never written
-    q.FreeTensor(t)
-
-
 @pytest.mark.ascend_sanitize(checks="", reason="the test is about launches sanitized explicitly outside a session")
 def test_a_launchs_warning_names_its_checks():
     """port67c: Python shows a warning's text once per line; a "report,device-sync" launch after a "report" one
     from the same line showed nothing, the text naming the device alone."""
-    y = np.zeros(32, np.float16)
+    x, y = np.zeros(32, np.float16), np.zeros(32, np.float16)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         for words in ("report", "report,device-sync", "report,strict"):
-            aj.launch(_uninitialised_copy_out, 1, "atlas-a2", y, sanitize=words)
+            aj.launch(_uninitialised_copy_out, 1, "atlas-a2", x, y, sanitize=words)
     texts = [str(w.message) for w in caught if w.category is aj.SanitizerWarning]
     assert [t.split(": [")[0] for t in texts] == [
         "aj.launch on atlas-a2, 1 block (race,init,memory,blocks,sync)",

@@ -257,7 +257,8 @@ def vector_run(sk, dk, sat, d, s, n):
 @internal
 def _decode(sk, s, x, n):
     """x[:n] = the values of the n packed elements of kind sk (any kind but the 64-bit ones: each value is exact in
-    float64, NaN and +-inf included)."""
+    float64, NaN and +-inf included). A loop per kind over a typed view: one loop decoding each element's bytes by
+    its kind made the typed Casts 3x slower (20-36 against 7-10 us over 12288 elements)."""
     if sk == KIND_HALF:
         hv = ub_as(s, np.uint16)
         for i in range(n):
