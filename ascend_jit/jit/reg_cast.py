@@ -312,6 +312,18 @@ def cast_narrow(dst, src, words, layout, sat, bf16):
     dst[H_CTRL] = src[H_CTRL]
 
 
+@njit(cache=True, inline="always")
+def _integer_result(r, lo, hi, trunc):
+    """An integer destination's value for r, a source value rounded to an integral one (D45, D46; the bits
+    convert_bits gives): NaN 0; in [lo, hi] r; +-inf the extremes; out of range the extremes, or with `trunc` the
+    exact integer's low bits (a float32 of magnitude 2**63 or more is a multiple of 2**40: its low 32 bits are 0)."""
+    if r != r:
+        return np.int64(0)
+    if lo <= r <= hi or (trunc and not math.isinf(r)):
+        return np.int64(r) if abs(r) < 2.0 ** 63 else np.int64(0)
+    return np.int64(lo) if r < lo else np.int64(hi)
+
+
 @internal
 def cast_to_int32(dst, src, words, mode, saturate, half_k):
     """Float (half_k < 0: src lane j) or half (src lane 2j + half_k, RegLayout ZERO/ONE) -> int32 (SPEC-2 7.3, the
@@ -327,17 +339,7 @@ def cast_to_int32(dst, src, words, mode, saturate, half_k):
         else:
             byte = 4 * j + 2 * half_k
             x = np.float64(half_bits_to_f32(u16_at_byte(src, byte)))
-        r = round_to_integral(x, mode)
-        if r != r:
-            w = np.int64(0)
-        elif r >= 2.0 ** 31 and (saturate or math.isinf(r)):
-            w = np.int64(2 ** 31 - 1)
-        elif r < -2.0 ** 31 and (saturate or math.isinf(r)):
-            w = np.int64(-2 ** 31)
-        elif abs(r) < 2.0 ** 63:
-            w = np.int64(r)
-        else:
-            w = np.int64(0)
+        w = _integer_result(round_to_integral(x, mode), -2.0 ** 31, 2.0 ** 31 - 1, not saturate)
         on = lane_on(words, byte) != 0
         set_u32(dst, VL // 4 + j, np.uint32(w & 0xFFFFFFFF) if on else np.uint32(0))
     copy_bytes(dst, 0, dst, VL, VL)
@@ -366,13 +368,8 @@ def cast_bytes_half(dst, src, words, k, mode, trunc):
                 dst[VL + 2 * j] = np.uint8(h & 0xFF)
                 dst[VL + 2 * j + 1] = np.uint8(h >> 8)
         elif lane_on(words, 2 * j) != 0:
-            r = round_to_integral(np.float64(half_bits_to_f32(u16_at_byte(src, 2 * j))), mode)
-            if r != r:
-                w = np.int64(0)
-            elif lo <= r <= hi or (trunc and not math.isinf(r)):
-                w = np.int64(r)
-            else:
-                w = np.int64(lo if r < lo else hi)
+            w = _integer_result(round_to_integral(np.float64(half_bits_to_f32(u16_at_byte(src, 2 * j))), mode), lo,
+                                hi, trunc)
             dst[VL + 2 * j + k] = np.uint8(w & 0xFF)
     copy_bytes(dst, 0, dst, VL, VL)
     dst[H_CTRL] = src[H_CTRL]
