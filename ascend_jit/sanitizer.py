@@ -756,6 +756,9 @@ class Sanitizer:
         self._mte3_writes = []  # "strict": UB -> GM destinations no PipeBarrier<PIPE_MTE3> has ordered yet
         # "device-sync": this core's own GM accesses on its pipe clocks (_CoreGmShadow), made at the first one
         self.gm_own = None
+        # check "memory": id(root) -> (root array, first byte, end) of the system workspace each GetUserWorkspace call
+        # named (system_workspace), which a GM write of this core must not touch
+        self.system_workspaces = {}
         # check "dcache" (the scalar unit's data cache, DcacheModel) where the device has one to clean: the devices
         # DataCacheCleanAndInvalid is offered on (the 910 has none); a core outside a launch keeps its own model
         from .sync import _DCCI_DEVICES   # (sync.py imports this module)
@@ -1151,6 +1154,8 @@ class Sanitizer:
             self._dcache_event(("dma_out" if write else "dma_in", root, spans), self._named(api), pipe)
         if gm is not None and self._checks_own_gm():
             own = self._check_own_gm(api, pipe, gm.array, [(d if write else s, n) for s, d, n in runs], write)
+        if gm is not None and write:
+            self._check_system_workspace(api, pipe, gm.array, [(d, n) for _, d, n in runs])
         instr = self.instruction(api, pipe, accesses)
         if gm_runs is not None:
             self._record_mte3_destination(gm_runs, instr, atomic)
@@ -1231,6 +1236,8 @@ class Sanitizer:
         own = None
         if self._checks_own_gm():
             own = self._check_own_gm(api, PIPE_S, array, [(index * array.itemsize, array.itemsize)], write)
+        if write:
+            self._check_system_workspace(api, PIPE_S, array, [(index * array.itemsize, array.itemsize)])
         if self.gm_shadow is not None and self.enabled("blocks"):
             self.gm_shadow.gm_access(self.core.block_idx, self._named(api), PIPE_S, array,
                                      index * array.itemsize, array.itemsize, write, 0, self._emit)
@@ -1289,6 +1296,40 @@ class Sanitizer:
                 self._emit(Report("race", kind, instr, operand, address, count, earlier=self.log[log_index],
                                   fix=fix, space="GM"))
         return root, spans
+
+    def system_workspace(self, workspace, reserved):
+        """GetUserWorkspace(workspace) on this core: the first `reserved` bytes of `workspace` are the framework's
+        system workspace (DK 资源管理/workspace/GetUserWorkspace.md; SyncAll's and the library APIs' scratch), which a
+        GM write of this core is then reported into (check "memory"; port67d: IFMR kept its partial sums and its
+        core-sync flags there, having passed the raw workspace on after asking for the user's part)."""
+        if self.enabled("memory"):
+            root, offset = _root_and_offset(workspace)
+            self.system_workspaces[id(root)] = (root, offset, offset + reserved)
+
+    def _check_system_workspace(self, api, pipe, array, runs):
+        """A GM write (runs of (byte offset in `array`, bytes)) into a system workspace system_workspace recorded:
+        reported at the workspace's first byte written, before the write (in "raise" mode it does not happen)."""
+        if not self.system_workspaces:
+            return
+        root, offset = _root_and_offset(array)
+        known = self.system_workspaces.get(id(root))
+        if known is None or known[0] is not root:
+            return
+        _, lo, hi = known
+        inside = [(max(offset + s, lo), min(offset + s + n, hi)) for s, n in runs]
+        inside = [(a, b) for a, b in inside if a < b]
+        if not inside:
+            return
+        reserved = hi - lo
+        instr = Instr(self._named(api), pipe, user_location(), len(self.log))
+        self._emit(Report(
+            "memory", "write into the system workspace", instr,
+            f"{'tensor' if pipe == PIPE_S else 'dst'} (GM: the kernel's workspace, whose first {reserved} bytes are "
+            "the system workspace)", min(a for a, _ in inside) - lo, sum(b - a for a, b in inside),
+            runs=len(inside), space="GM",
+            fix=f"write the user's part, the GetUserWorkspace(workspace) view (its element 0 is the workspace's byte "
+                f"{reserved}); the first {reserved} bytes (RESERVED_WORKSPACE on {self.core.device}) belong to the "
+                "framework"))
 
     def _check_mte3_destination(self, api, gm, runs, atomic):
         """"strict" (SPEC-2 10.4, the devkit's PipeBarrier example): two UB -> GM copies whose GM destinations

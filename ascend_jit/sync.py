@@ -663,13 +663,16 @@ def GetUserWorkspace(workspace):
     view of it from byte RESERVED_WORKSPACE on (same dtype, same memory: GlobalTensor.SetGlobalBuffer takes it as it
     takes any GM_ADDR). docs/decisions.md "GetUserWorkspace"."""
     api = "GetUserWorkspace"
-    device = _core(api).device
+    core = _core(api)
+    device = core.device
     reserved = _reserved_workspace(api, device)
     _check_workspace(api, device, workspace)
     if workspace.nbytes < reserved or reserved % workspace.itemsize:
         raise OutOfBoundsError(api, "workspace", f"{workspace.nbytes} bytes", device=device,
                                legal=f">= {reserved} bytes (the system workspace, RESERVED_WORKSPACE on {device}), "
                                      "then the user's: allocate aj.GetLibApiWorkSpaceSize(device) + the user's bytes")
+    if core.sanitizer is not None:   # check "memory": the kernel's GM writes into the system part are reported
+        core.sanitizer.system_workspace(workspace, reserved)
     return workspace[reserved // workspace.itemsize:]
 
 
