@@ -540,11 +540,16 @@ NOT_OFFERED = {
     "Log": "an advanced (高阶) API: off the 950 the devkit builds Log(dst, src, count) as one counter-mode Ln, "
            "aj.Ln(dst, src, count) here (its 950 build is a VF of its own)",
     # port63i (ops-nn ApplyAdamWV2's bias correction, Power<float, false>(dst, src, scalar, n)): the devkit's
-    # CommonPowerF is some sixty instructions; the usual case in three
+    # CommonPowerF is some sixty instructions; the usual case in three. port68c: for a positive base its value path
+    # on the A2 / A3 is Abs, Ln, Mul by the Duplicate'd exponent, Exp and selects that keep that value, so the three
+    # give its bits (0 differences over 5 exponents x 4096 bases); the 950's power_3510_impl.h is another algorithm
     "Power": "an advanced (高阶) API, built by the devkit from basic instructions: not offered; for a positive base "
-             "and a scalar exponent, aj.Ln, aj.Muls by the exponent and aj.Exp give base ** exponent (each step "
-             "rounded once, not CommonPowerF's bits); the devkit's whole sequence (negative bases, zeros, integer "
-             "exponents) is impl/adv_api/detail/math/power/ (power_common_impl.h, power_float_impl.h)",
+             "and a scalar exponent, aj.Ln, aj.Muls by the exponent and aj.Exp give base ** exponent: on the A2 / A3 "
+             "the bits of the devkit's CommonPowerF for such a base (its value path is Abs, Ln, Mul, Exp; Ln and Exp "
+             "MODELLED), on the 950 not those of its power_3510_impl.h; the devkit's whole sequence (negative bases, "
+             "zeros, integer exponents; Power(dst, src, scalar, count) without a tmp buffer takes the stack buffer "
+             "and counter mode, aj.PopStackBuffer) is impl/adv_api/detail/math/power/ (power_common_impl.h, "
+             "power_float_impl.h)",
     # the advanced reductions' template argument (ReduceSum<T, Pattern::Reduce::AR>(dst, src, tmp, srcShape,
     # srcInnerPad), called by ops-nn's arch35 kernels; the call itself: _common.refuse_advanced_reduce_form)
     "Pattern": "the advanced (高阶) reductions' pattern (ReduceSum<T, Pattern::Reduce::AR>(dst, src, [tmp,] srcShape, "
