@@ -626,6 +626,9 @@ GATHERED_FIX = ("these elements were gathered from bytes of {operand} that {unwr
                 "{nbytes} bytes): read only the elements gathered from written data, or write the source first (a "
                 "normal-mode GatherMask reads whole repeats whatever the data's length; reduce mode, reduceMode True "
                 "with mask = the element count, reads only those)")
+SELECTED_FIX = ("these elements were selected from lanes of {operand} that {unwritten} (UB byte {address}, {nbytes} "
+                "bytes; a Select fetches both sources, and a lane whose selMask bit picks the other source is no "
+                "read): write those lanes before the Select, or read only the elements selected from written data")
 # Add/Sub's carry computed from marked lanes, or under marked mask bits, is reported where it is made
 # (lane_shadow.carry_origin)
 _CARRY_FIX = ("the carry MaskReg is computed from values {load} loaded from these never-written bytes (a Reg load "

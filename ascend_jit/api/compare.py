@@ -10,7 +10,8 @@ from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, U
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..jit.direct import EntryTable
 from ..tensor import LocalTensor, known_device
-from ..sanitizer import COMPARED_FIX, Derived, bit_mask_scratch_flags, operand_elements, vector_access
+from ..sanitizer import (COMPARED_FIX, SELECTED_FIX, Derived, bit_mask_scratch_flags, operand_elements,
+                         vector_access)
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_count_within, check_dtype, check_inside_ub, check_overlap, check_range,
@@ -466,8 +467,13 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
             if s1 is not None:
                 reads.append((("src1", src1.addr, count * d.size), src1))
             used = sel_mask.addr * 8 + np.arange(_sel_count_bits(mode, d.lanes_per_repeat, count), dtype=np.int64)
+            element = np.arange(count, dtype=np.int64)
+            offsets = element * d.size
+            derived = _selected(core.ub, sel_mask.addr, element % d.lanes_per_repeat if mode ==
+                                SELMODE.VSEL_CMPMASK_SPR else element, d.size, dst.addr + offsets,
+                                src0.addr + offsets, None if s1 is None else src1.addr + offsets)
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)],
-                          used_bits={"sel_mask": used})
+                          used_bits={"sel_mask": used}, derived=derived)
         call = _remembered_call(select_contiguous, (d.size, dst.addr, sel_mask.addr, src0.addr),
                                 (0 if s1 is None else 1, d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0,
                                  count), None if s1 is None else b_addr,
@@ -495,9 +501,14 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         reads = [(("sel_mask", sel_mask.addr + np.unique(used // 8)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         reads += _scalar_read(scalar_tensor, d, "src1")
+        dst_starts, repeats, lane = operand_elements(strided("dst", dst))
+        derived = _selected(core.ub, sel_mask.addr, lane if mode == SELMODE.VSEL_CMPMASK_SPR else
+                            repeats * d.lanes_per_repeat + lane, d.size, dst_starts,
+                            operand_elements(strided("src0", src0))[0],
+                            None if s1 is None else operand_elements(strided("src1", src1))[0])
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)],
                       own_flags=bit_mask_scratch_flags(spec, plan.bit_mode),
-                      used_bits={"sel_mask": sel_mask.addr * 8 + used})
+                      used_bits={"sel_mask": sel_mask.addr * 8 + used}, derived=derived)
     words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register else None  # SPEC-2 D31: not the 310B
     call = _remembered_call(None if nop else select_strided, (d.size, dst.addr, sel_mask.addr, src0.addr),
                             (s1 is None, mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride,
@@ -508,6 +519,19 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     _run_remembered(call, core, bbuf, b_addr)
     if scalar_tensor is None and memo_key is not None and is_set_mask is True:
         remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
+
+
+def _selected(ub, sel_addr, bit_index, size, dst_starts, src0_starts, src1_starts):
+    """The sanitizer's Derived records of a Select (init check): each element's lane of the source its selMask bit
+    picks (D59: 1 src0, 0 src1) is followed to its dst lane, a never-written one reported where that lane is read;
+    the other source's lane is fetched (a read for the race check) but reaches nothing, so it is no uninitialised
+    read (port68d: GatherElementsV2 Selects src0 on every lane of its first slice, src1 never written). Elements in
+    issue order, bit_index their selMask bits; src1_starts None for mode 1's scalar."""
+    picks0 = ((ub[sel_addr + bit_index // 8] >> (bit_index % 8).astype(np.uint8)) & 1).astype(np.bool_)
+    derived = [Derived("src0", src0_starts[picks0], size, dst_starts[picks0], size, SELECTED_FIX)]
+    if src1_starts is not None:
+        derived.append(Derived("src1", src1_starts[~picks0], size, dst_starts[~picks0], size, SELECTED_FIX))
+    return derived
 
 
 def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
