@@ -568,6 +568,19 @@ def _index_value(api, i, size, device=None, tensor=None, gm=None):
             detail = (f"it leaves none of the tensor's {size} elements: a sub-tensor starting at its end has none "
                       f"to compute on (if the kernel writes it, {too_small}); the empty view at the end is the slice "
                       f"[{size}:] (decisions.md \"Indexing\")")
+            if api == "LocalTensor[]":
+                # port68a: ops-nn's reduce_common_regbase.h forms `x.GetPhyAddr() + powerSplit` in a VF, the
+                # tensor's end whenever the row is a power of two, and never reads it then; a slice in a VF is run
+                # uncompiled (jit/reg.py: its refusals need the tensor's dtype and position)
+                detail += ("; in a @Reg.simd_vf VF, where a slice runs the VF uncompiled, pass the tensor and the "
+                           "offset as an integer instead of an end pointer the VF never reads, and index where it "
+                           "reads")
+        elif i > size and api == "LocalTensor[]":
+            # port68d: ops-nn MaskedScatter indexes rows at a padded stride past a buffer sized for packed rows
+            detail = ("a sub-tensor starting past the tensor's end (a C++ pointer offset past its buffer) is a "
+                      "kernel's buffer too small for what it indexes: size the InitBuffer / TBuf for it; to "
+                      "reach UB bytes past the tensor on purpose, make a tensor at that address, "
+                      "aj.LocalTensor(position, t.GetPhyAddr(i), n, dtype=...)")
         elif gm is not None and i >= size and _past_declared(gm, i) is not None:
             detail = _past_declared(gm, i)
         elif i < 0 and api.startswith("GlobalTensor"):

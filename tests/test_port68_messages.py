@@ -1,0 +1,73 @@
+"""Texts the session-68 ports asked for (docs/decisions.md "What the session-68 ports found"): what to write
+instead of an end pointer in a VF, of a sub-tensor past its tensor, and what aj.Power's three instructions give."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+R = aj.Reg
+
+
+def _tail_slice(dst, x, n, reps):
+    """port68a: ops-nn reduce_common_regbase.h's `x.GetPhyAddr() + powerSplit`, never read when reps is 0."""
+    tail = x[n:]
+    r = R.RegTensor("float")
+    for i in range(reps):
+        R.LoadAlign(r, tail[i * 64])
+        R.StoreAlign(dst[i * 64], r, R.CreateMask("float"))
+
+
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
+def test_an_end_pointer_in_a_vf_says_what_compiles():
+    vf = R.simd_vf(_tail_slice)
+    with aj.Core("ascend950") as core:
+        x, dst = core.local_tensor("float", 128), core.local_tensor("float", 64)
+        x[:] = np.arange(128, dtype=np.float32)
+        with pytest.raises(aj.OutOfBoundsError, match=r"slice \[128:\].*in a @Reg\.simd_vf VF, where a slice runs "
+                                                      r"the VF uncompiled, pass the tensor and the offset"):
+            x[128]
+        with pytest.warns(aj.UncompiledVFWarning, match=r"slice<a:b>\); a slice t\[a:b\] of a tensor does not "
+                                                        r"compile in a VF .* pass the tensor and an integer offset"):
+            vf(dst, x, 64, 1)
+        assert dst.numpy().tolist() == list(range(64, 128))
+
+
+def test_a_sub_tensor_past_the_end_says_what_to_write():
+    """port68d: MaskedScatter's rows at a padded stride past a buffer sized for packed rows."""
+    with aj.Core("atlas-a2", bounds="ub") as core:
+        t = core.local_tensor("float", 64)
+        with pytest.raises(aj.OutOfBoundsError, match=r"'index' = 80 a sub-tensor starting past the tensor's end .*"
+                                                      r"size the InitBuffer / TBuf for it.*aj\.LocalTensor\(position, "
+                                                      r"t\.GetPhyAddr\(i\), n, dtype=\.\.\.\)"):
+            t[80]
+        g = aj.GlobalTensor()
+        g.SetGlobalBuffer(np.zeros(64, np.float32))
+        with pytest.raises(aj.OutOfBoundsError) as refused:
+            g[80]
+        assert "LocalTensor(position" not in str(refused.value)
+
+
+def test_power_says_which_devices_the_three_instructions_match():
+    """port68c: on the A2 / A3, Ln, Muls and Exp are the devkit's CommonPowerF for a positive base (its value path is
+    Abs, Ln, Mul by the Duplicate'd exponent, Exp): the same bits, checked here against that path."""
+    with pytest.raises(aj.NotOfferedError, match=r"on the A2 / A3 the bits of the devkit's CommonPowerF for such a "
+                                                 r"base .* on the 950 not those of its power_3510_impl\.h"):
+        aj.Power
+    base = np.exp(np.random.default_rng(68).uniform(-20, 5, 64)).astype(np.float32)
+    with aj.Core("atlas-a2") as core:
+        x, e, path, three = (core.local_tensor("float", 64) for _ in range(4))
+        x[:] = base
+        aj.Abs(path, x, 64)   # the devkit's value path
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Ln(path, path, 64)
+        aj.Duplicate(e, np.float32(2.5), 64)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Mul(path, path, e, 64)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Exp(path, path, 64)
+        aj.Ln(three, x, 64)   # the refusal's three
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Muls(three, three, np.float32(2.5), 64)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Exp(three, three, 64)
+        assert np.array_equal(path.numpy().view(np.uint32), three.numpy().view(np.uint32))
