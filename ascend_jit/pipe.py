@@ -239,9 +239,14 @@ def _check_queue_config(api, queue, num, nbytes, spec):
     for name, given, field_name in (("num", num, "bufferNumber"), ("len", nbytes, "bufferLen")):
         wanted = getattr(config, field_name)
         if wanted and given != wanted:
+            # port68g2: ops-nn MseLossGradV2's 310P kernel declares bufferNumber 1 and double-buffers; the devkit's
+            # InitBuffer checks it by ASCENDC_DEBUG_ASSERT (kernel_tpipe_impl.h), so a release build runs it
             raise ParameterError(api, name, given, legal=f"{wanted}, the queue's TQueConfig.{field_name} (DK "
                                  "TQue简介.md: the two must agree; 0 there leaves the size to InitBuffer)",
-                                 device=spec.name if spec else None)
+                                 device=spec.name if spec else None,
+                                 detail=f"the devkit asserts it (kernel_tpipe_impl.h), an assertion a release build "
+                                        f"of the A2 / 310P kernels leaves out, which then run InitBuffer's value: "
+                                        f"declare TQueConfig({field_name}={given}), or 0")
 
 
 class TQue:
