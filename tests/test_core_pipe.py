@@ -256,9 +256,9 @@ def test_tque_config_template_argument():
         assert sized.AllocTensor("half").GetSize() == 512
         for num, nbytes, name in ((1, 1000, "num"), (2, 1024, "len")):
             # port68g2: the text names the declaration that agrees (the devkit's check is an assert)
-            field = ("bufferNumber", "bufferLen")[name == "len"]
-            with pytest.raises(aj.ParameterError, match=f"'{name}' = {(num, nbytes)[name == 'len']} .*declare "
-                                                        f"TQueConfig\\({field}={(num, nbytes)[name == 'len']}\\), or 0"):
+            field, given = ("bufferNumber", num) if name == "num" else ("bufferLen", nbytes)
+            with pytest.raises(aj.ParameterError,
+                               match=f"'{name}' = {given} .*declare TQueConfig\\({field}={given}\\), or 0"):
                 pipe.InitBuffer(aj.TQue(aj.TPosition.VECIN, 2, aj.TQueConfig(bufferLen=1000, bufferNumber=2)), num,
                                 nbytes)
         pipe.InitBuffer(aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECOUT, 1, aj.TQueConfig()), 1, 64)  # 0: any
