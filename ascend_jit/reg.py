@@ -536,7 +536,9 @@ _DATA_REGISTER_FORMS = {"Interleave": "a DIST_INTLV_B16/B32 StoreAlign of two re
                         "Pack": "a DIST_PACK_B32 StoreAlign moves the lanes so",
                         "UnPack": "a DIST_UNPACK_B8/B16 LoadAlign of the half UnPack takes (its UB address) into a "
                                   "register of the narrow type puts element i in lane 2i and 0 in lane 2i+1, and a "
-                                  "Reg Cast of it to the wide type with RegLayout.ZERO widens lanes 2i (SPEC-2 D65)"}
+                                  "Reg Cast of it to the wide type with RegLayout.ZERO widens lanes 2i (SPEC-2 D65); "
+                                  "a register the VF computed is first stored (StoreAlign to a scratch tensor, then "
+                                  "Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD)) and loaded so"}
 
 
 def _mask_legal_of(api, kind):

@@ -1497,6 +1497,11 @@ class Sanitizer:
             return
         if event is not None:
             self._device_hand_off(event, "EnQue/DeQue")
+            # "strict": the EnQue's pipe q had seen the DeQue's pipe p's instructions up to clock[p] complete, as a
+            # WaitFlag's source had (wait_flag), so they are ordered before p's later ones as by a PipeBarrier<p>:
+            # V -> V_MTE2 -> a copy-in -> EnQue/DeQue -> V is clean, as the same chain by flags (port68h2)
+            (q, p), clock = event
+            self.barrier_seq[p] = max(self.barrier_seq[p], clock[p])
         writer_pipe, writer_bits, writer_instr = self.writer_pipe[sl], self.writer_bits[sl], self.writer_instr[sl]
         before = writer_instr <= position    # last written (or handed off) before the EnQue
         writer_pipe[before] = -1

@@ -71,3 +71,59 @@ def test_power_says_which_devices_the_three_instructions_match():
         aj.PipeBarrier(aj.PIPE_V)
         aj.Exp(three, three, 64)
         assert np.array_equal(path.numpy().view(np.uint32), three.numpy().view(np.uint32))
+
+
+def test_unpack_of_a_computed_register_says_how_to_store_and_load_it():
+    """port68f2: SoftmaxCrossEntropyWithLogits UnPacks a row maximum computed in registers: no UB address to load."""
+    with aj.Core("ascend950"):
+        with pytest.raises(aj.ParameterError, match=r"UnPack of data registers is not offered .* a register the VF "
+                                                    r"computed is first stored \(StoreAlign to a scratch tensor, then "
+                                                    r"Reg\.LocalMemBar\(MemType\.VEC_STORE, MemType\.VEC_LOAD\)\)"):
+            R.UnPack(R.RegTensor("int32"), R.RegTensor("half"), R.HighLowPart.LOWEST)
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_a_data_copy_pad_refusal_comes_alone(device):
+    """port68e2: a refused DataCopyPad shape is validated again with the GM size inside the first refusal's except
+    block, so Python printed two tracebacks joined by "During handling of the above exception"."""
+    with aj.Core(device) as core:
+        ub = core.local_tensor("float", 64)
+        g = aj.GlobalTensor("float")
+        g.SetGlobalBuffer(np.zeros(64, np.float32))
+        for dst, params in ((ub[3], aj.DataCopyExtParams(1, 16, 0, 0, 0)), (ub, aj.DataCopyExtParams(1, 512, 0, 0, 0))):
+            with pytest.raises((aj.AlignmentError, aj.OutOfBoundsError)) as refused:
+                aj.DataCopyPad(dst, g, params, aj.DataCopyPadExtParams(False, 0, 0, 0))
+            assert refused.value.__context__ is None and refused.value.__cause__ is None
+
+
+def _accumulate(x, v_to_mte2):
+    """port68h2 (ops-cv UpsampleNearest2dGrad's float loop): Add into d, V_MTE2, a copy-in through a VECIN queue,
+    Add into d again: the same-pipe RAW on d is ordered by the chain V -> MTE2 -> (EnQue/DeQue) -> V."""
+    g = aj.GlobalTensor("float")
+    g.SetGlobalBuffer(x, 128)
+    pipe = aj.TPipe()
+    q, o = aj.TQue(aj.TPosition.VECIN, 1), aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(q, 1, 512)
+    pipe.InitBuffer(o, 1, 512)
+    d = o.AllocTensor("float")
+    aj.Duplicate(d, np.float32(0), 128)
+    aj.PipeBarrier(aj.PIPE_V)
+    for _ in range(2):
+        s = q.AllocTensor("float")
+        aj.DataCopy(s, g, 128)
+        q.EnQue(s)
+        s = q.DeQue("float")
+        aj.Add(d, d, s, 128)
+        if v_to_mte2:
+            aj.SetFlag(0, event=aj.HardEvent.V_MTE2)
+            aj.WaitFlag(0, event=aj.HardEvent.V_MTE2)
+        q.FreeTensor(s)
+    o.FreeTensor(d)
+
+
+@pytest.mark.parametrize("v_to_mte2", [True, False])
+def test_strict_orders_a_vector_pipe_through_a_queue_chain(v_to_mte2):
+    with aj.sanitize_session("report,strict") as session:
+        aj.launch(_accumulate, 1, "atlas-a2", np.ones(128, np.float32), v_to_mte2)
+    reports = [(r.check, r.kind, r.instruction.api, r.earlier.api, r.operand) for r in session.reports]
+    assert reports == ([] if v_to_mte2 else [("race", "RAW", "Add", "Add", "src0")])

@@ -325,10 +325,14 @@ def _prove(plan_fn, key, shape, gm):
         return _with_entry(plan_fn(*shape, gm._nbytes), shape[3])
     try:
         plan = _with_entry(plan_fn(*shape), shape[3])
-    except AscendJitError:
-        plan_fn(*shape, gm._nbytes)
-        raise
-    return remember(_PLANS, key, plan, _PLANS_MAX)
+    except AscendJitError as refusal:
+        first = refusal
+    else:
+        return remember(_PLANS, key, plan, _PLANS_MAX)
+    # outside the except block: the refusal the GM size gives comes alone, not chained to the first (port68e2: two
+    # tracebacks joined by "During handling of the above exception")
+    plan_fn(*shape, gm._nbytes)
+    raise first
 
 
 def _with_entry(plan, ub_addr):
