@@ -581,6 +581,10 @@ def _index_value(api, i, size, device=None, tensor=None, gm=None):
                       "kernel's buffer too small for what it indexes: size the InitBuffer / TBuf for it; to "
                       "reach UB bytes past the tensor on purpose, make a tensor at that address, "
                       "aj.LocalTensor(position, t.GetPhyAddr(i), n, dtype=...)")
+        elif i < 0 and api == "LocalTensor[]":
+            # port68h2: ops-cv UpsampleNearestExact2dGrad's `dstLocal[(batch - n) * ...]`, a sign error
+            detail = ("Ascend C offsets are unsigned: a negative one addresses the UB bytes before the tensor, "
+                      "another buffer's (a kernel's sign error, or index the enclosing buffer)")
         elif gm is not None and i >= size and _past_declared(gm, i) is not None:
             detail = _past_declared(gm, i)
         elif i < 0 and api.startswith("GlobalTensor"):

@@ -33,13 +33,17 @@ def test_an_end_pointer_in_a_vf_says_what_compiles():
 
 
 def test_a_sub_tensor_past_the_end_says_what_to_write():
-    """port68d: MaskedScatter's rows at a padded stride past a buffer sized for packed rows."""
+    """port68d: MaskedScatter's rows at a padded stride past a buffer sized for packed rows; port68h2: a negative
+    offset."""
     with aj.Core("atlas-a2", bounds="ub") as core:
         t = core.local_tensor("float", 64)
         with pytest.raises(aj.OutOfBoundsError, match=r"'index' = 80 a sub-tensor starting past the tensor's end .*"
                                                       r"size the InitBuffer / TBuf for it.*aj\.LocalTensor\(position, "
                                                       r"t\.GetPhyAddr\(i\), n, dtype=\.\.\.\)"):
             t[80]
+        with pytest.raises(aj.OutOfBoundsError, match=r"'index' = -48 Ascend C offsets are unsigned: a negative one "
+                                                      r"addresses the UB bytes before the tensor"):
+            t[-48]   # port68h2: UpsampleNearestExact2dGrad's (batch - n) for (n - batch)
         g = aj.GlobalTensor()
         g.SetGlobalBuffer(np.zeros(64, np.float32))
         with pytest.raises(aj.OutOfBoundsError) as refused:
