@@ -239,14 +239,18 @@ def _check_queue_config(api, queue, num, nbytes, spec):
     for name, given, field_name in (("num", num, "bufferNumber"), ("len", nbytes, "bufferLen")):
         wanted = getattr(config, field_name)
         if wanted and given != wanted:
-            # port68g2: ops-nn MseLossGradV2's 310P kernel declares bufferNumber 1 and double-buffers; the devkit's
-            # InitBuffer checks it by ASCENDC_DEBUG_ASSERT (kernel_tpipe_impl.h), so a release build runs it
+            # port68g2: ops-nn MseLossGradV2's 310P kernel declares bufferNumber 1 and InitBuffers 2; the devkit
+            # checks it by assertions a device build leaves out, and there AllocBuffer advances its cursor only when
+            # bufferNumber != 1 (kernel_tquebind_impl.h; review68)
+            detail = f"declare TQueConfig({field_name}={given}), or 0"
+            if field_name == "bufferNumber" and wanted == 1:
+                detail = ("the devkit's check is an assertion a device build leaves out, and with bufferNumber 1 "
+                          "AllocTensor hands out the first buffer alone (kernel_tquebind_impl.h: the cursor moves "
+                          "only when bufferNumber != 1), so a second AllocTensor before its FreeTensor never "
+                          "returns: " + detail)
             raise ParameterError(api, name, given, legal=f"{wanted}, the queue's TQueConfig.{field_name} (DK "
                                  "TQue简介.md: the two must agree; 0 there leaves the size to InitBuffer)",
-                                 device=spec.name if spec else None,
-                                 detail=f"the devkit asserts it (kernel_tpipe_impl.h), an assertion a release build "
-                                        f"of the A2 / 310P kernels leaves out, which then run InitBuffer's value: "
-                                        f"declare TQueConfig({field_name}={given}), or 0")
+                                 device=spec.name if spec else None, detail=detail)
 
 
 class TQue:

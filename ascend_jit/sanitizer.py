@@ -759,8 +759,8 @@ class Sanitizer:
         self._mte3_writes = []  # "strict": UB -> GM destinations no PipeBarrier<PIPE_MTE3> has ordered yet
         # "device-sync": this core's own GM accesses on its pipe clocks (_CoreGmShadow), made at the first one
         self.gm_own = None
-        # check "memory": id(root) -> (root array, first byte, end) of the system workspace each GetUserWorkspace call
-        # named (system_workspace), which a GM write of this core must not touch
+        # check "memory": id(root) -> (root array, the (first byte, end) of each system workspace a GetUserWorkspace
+        # call named in it) (system_workspace), which a GM write of this core must not touch
         self.system_workspaces = {}
         # check "dcache" (the scalar unit's data cache, DcacheModel) where the device has one to clean: the devices
         # DataCacheCleanAndInvalid is offered on (the 910 has none); a core outside a launch keeps its own model
@@ -1307,7 +1307,9 @@ class Sanitizer:
         core-sync flags there, having passed the raw workspace on after asking for the user's part)."""
         if self.enabled("memory"):
             root, offset = _root_and_offset(workspace)
-            self.system_workspaces[id(root)] = (root, offset, offset + reserved)
+            spans = self.system_workspaces.setdefault(id(root), (root, []))[1]
+            if (offset, offset + reserved) not in spans:   # two workspaces carved from one pool (review68) both count
+                spans.append((offset, offset + reserved))
 
     def _check_system_workspace(self, api, pipe, array, runs):
         """A GM write (runs of (byte offset in `array`, bytes)) into a system workspace system_workspace recorded:
@@ -1318,21 +1320,21 @@ class Sanitizer:
         known = self.system_workspaces.get(id(root))
         if known is None or known[0] is not root:
             return
-        _, lo, hi = known
-        inside = [(max(offset + s, lo), min(offset + s + n, hi)) for s, n in runs]
-        inside = [(a, b) for a, b in inside if a < b]
-        if not inside:
-            return
-        reserved = hi - lo
-        instr = Instr(self._named(api), pipe, user_location(), len(self.log))
-        self._emit(Report(
-            "memory", "write into the system workspace", instr,
-            f"{'tensor' if pipe == PIPE_S else 'dst'} (GM: the kernel's workspace, whose first {reserved} bytes are "
-            "the system workspace)", min(a for a, _ in inside) - lo, sum(b - a for a, b in inside),
-            runs=len(inside), space="GM",
-            fix=f"write the user's part, the GetUserWorkspace(workspace) view (its element 0 is the workspace's byte "
-                f"{reserved}); the first {reserved} bytes (RESERVED_WORKSPACE on {self.core.device}) belong to the "
-                "framework"))
+        for lo, hi in known[1]:
+            inside = [(max(offset + s, lo), min(offset + s + n, hi)) for s, n in runs]
+            inside = [(a, b) for a, b in inside if a < b]
+            if not inside:
+                continue
+            reserved = hi - lo
+            instr = Instr(self._named(api), pipe, user_location(), len(self.log))
+            self._emit(Report(
+                "memory", "write into the system workspace", instr,
+                f"{'tensor' if pipe == PIPE_S else 'dst'} (GM: the kernel's workspace, whose first {reserved} bytes "
+                "are the system workspace)", min(a for a, _ in inside) - lo, sum(b - a for a, b in inside),
+                runs=len(inside), space="GM",
+                fix=f"write the user's part, the GetUserWorkspace(workspace) view (its element 0 is the workspace's "
+                    f"byte {reserved}); the first {reserved} bytes (RESERVED_WORKSPACE on {self.core.device}) "
+                    "belong to the framework"))
 
     def _check_mte3_destination(self, api, gm, runs, atomic):
         """"strict" (SPEC-2 10.4, the devkit's PipeBarrier example): two UB -> GM copies whose GM destinations
@@ -1485,7 +1487,9 @@ class Sanitizer:
         """A TQue hand-off orders every earlier access to these bytes: AllocTensor after FreeTensor (and the Resets)
         every access so far; a DeQue (`since`, the mark of its EnQue) only those before the EnQue. SPEC-2 10.4 wants
         the EnQue/DeQue pair *between* the two accesses, so a write to an enqueued tensor (a second DataCopy into it,
-        a vector op on an output already enqueued) stays unordered with the consumer's access after the DeQue."""
+        a vector op on an output already enqueued) stays unordered with the consumer's access after the DeQue. For
+        "strict", a DeQue also orders its pipe's own earlier instructions that the EnQue's pipe had seen complete, as
+        its pair's WaitFlag would (wait_flag)."""
         sl = slice(addr, addr + nbytes)
         if since is None:
             self.writer_pipe[sl] = -1

@@ -579,7 +579,7 @@ def _index_value(api, i, size, device=None, tensor=None, gm=None):
             # port68d: ops-nn MaskedScatter indexes rows at a padded stride past a buffer sized for packed rows
             detail = ("a sub-tensor starting past the tensor's end (a C++ pointer offset past its buffer) is a "
                       "kernel's buffer too small for what it indexes: size the InitBuffer / TBuf for it; to "
-                      "reach UB bytes past the tensor on purpose, make a tensor at that address, "
+                      "reach UB bytes past the tensor on purpose, make a tensor at that address outside any VF, "
                       "aj.LocalTensor(position, t.GetPhyAddr(i), n, dtype=...)")
         elif i < 0 and api == "LocalTensor[]":
             # port68h2: ops-cv UpsampleNearestExact2dGrad's `dstLocal[(batch - n) * ...]`, a sign error

@@ -255,12 +255,16 @@ def test_tque_config_template_argument():
         pipe.InitBuffer(sized, 2, 1000)
         assert sized.AllocTensor("half").GetSize() == 512
         for num, nbytes, name in ((1, 1000, "num"), (2, 1024, "len")):
-            # port68g2: the text names the declaration that agrees (the devkit's check is an assert)
+            # port68g2: the text names the declaration that agrees
             field, given = ("bufferNumber", num) if name == "num" else ("bufferLen", nbytes)
             with pytest.raises(aj.ParameterError,
                                match=f"'{name}' = {given} .*declare TQueConfig\\({field}={given}\\), or 0"):
                 pipe.InitBuffer(aj.TQue(aj.TPosition.VECIN, 2, aj.TQueConfig(bufferLen=1000, bufferNumber=2)), num,
                                 nbytes)
+        # bufferNumber 1 with two buffers: on the device AllocTensor takes the first alone (kernel_tquebind_impl.h)
+        with pytest.raises(aj.ParameterError, match=r"with bufferNumber 1 AllocTensor hands out the first buffer "
+                                                     r"alone .* declare TQueConfig\(bufferNumber=2\), or 0"):
+            pipe.InitBuffer(aj.TQue(aj.TPosition.VECIN, 2, aj.TQueConfig(bufferNumber=1)), 2, 1024)
         pipe.InitBuffer(aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECOUT, 1, aj.TQueConfig()), 1, 64)  # 0: any
         for mask in ({}, 1, 2, True, aj.TQueConfig(nd2nz=True), aj.TQueConfig(nz2nd=True)):
             with pytest.raises(aj.ParameterError, match="TQue: parameter 'mask'.*cube positions"):

@@ -54,8 +54,9 @@ def test_a_sub_tensor_past_the_end_says_what_to_write():
 def test_power_says_which_devices_the_three_instructions_match():
     """port68c: on the A2 / A3, Ln, Muls and Exp are the devkit's CommonPowerF for a positive base (its value path is
     Abs, Ln, Mul by the Duplicate'd exponent, Exp): the same bits, checked here against that path."""
-    with pytest.raises(aj.NotOfferedError, match=r"on the A2 / A3 the bits of the devkit's CommonPowerF for such a "
-                                                 r"base .* on the 950 not those of its power_3510_impl\.h"):
+    with pytest.raises(aj.NotOfferedError, match=r"Exp of float give base \*\* exponent: on the A2 / A3 the bits "
+                                                 r"of the devkit's CommonPowerF for such a base .* for half it Casts "
+                                                 r"to float .* on the 950 not those of its power_3510_impl\.h"):
         aj.Power
     base = np.exp(np.random.default_rng(68).uniform(-20, 5, 64)).astype(np.float32)
     with aj.Core("atlas-a2") as core:

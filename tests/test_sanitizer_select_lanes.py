@@ -96,3 +96,36 @@ def test_the_source_no_lane_picks_is_still_read_for_the_race_check():
         _select("count", d, m, a, b)
     assert [(r.check, r.kind, r.operand, r.address, r.nbytes) for r in core.sanitizer.reports] == [
         ("race", "RAW", "src1", b.addr, 256)]
+
+
+@pytest.mark.parametrize("picks", [0xFF, 0x00])
+def test_the_950_scalar_element_is_followed_as_a_source(picks):
+    """The 950's tensor-element overload (mode 1, src1Local[0]): a never-written element no lane picks is no read
+    (review68); lanes that pick it are reported where read."""
+    core = aj.Core("ascend950", sanitize="report")
+    with core:
+        a, _, d, o, m = _tensors(core)
+        s = core.local_tensor("float", 8)   # never written
+        a[:] = np.arange(64, dtype=np.float32)
+        _mask(m, picks)   # 0x00: lanes 8-15 pick the scalar element
+        aj.Select(d, m, a, s[0:1], aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 64)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Adds(o, d, np.float32(1), 64)
+    assert _summary(core) == ([] if picks == 0xFF else
+                              [("init", "uninitialised read", "Adds", "src", d.addr + 32, 32)])
+
+
+def test_written_sources_and_the_init_check_off_follow_nothing():
+    """Nothing to follow: the sources are checked at the read as any operand's (the race check's both sources)."""
+    for words in ("report", "report,race"):
+        core = aj.Core("atlas-a2", sanitize=words)
+        with core:
+            a, b, d, o, m = _tensors(core)
+            a[:] = np.arange(64, dtype=np.float32)
+            b[:] = -np.arange(64, dtype=np.float32)
+            _mask(m, 0x0F)
+            for form in ("count", "high-dim"):
+                _select(form, d, m, a, b)
+            aj.Adds(o, d, np.float32(1), 64)
+        assert _summary(core) == []
+        np.testing.assert_array_equal(o.numpy()[12:16], -np.arange(12, 16, dtype=np.float32) + 1)

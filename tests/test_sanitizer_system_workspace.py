@@ -49,9 +49,9 @@ def _copy_kernel(how, start_byte, count=64, split=True):
     return kernel
 
 
-def _reports(kernel, device, ws, mode="report", blocks=2):
+def _reports(kernel, device, *arrays, mode="report", blocks=2):
     with aj.sanitize_session(mode) as session:
-        aj.launch(kernel, blocks, device, ws)
+        aj.launch(kernel, blocks, device, *arrays)
     return session.reports
 
 
@@ -118,7 +118,6 @@ def test_only_the_memory_check_reports_it():
     assert len(_reports(_copy_kernel("DataCopy", 0), "atlas-a2", ws, mode="report,memory")) == 2
 
 
-
 def test_init_global_memory_into_the_system_workspace_is_reported():
     def kernel(ws):
         aj.GetUserWorkspace(ws)
@@ -130,3 +129,19 @@ def test_init_global_memory_into_the_system_workspace_is_reported():
     reports = _reports(kernel, "atlas-a2", ws, blocks=1)
     assert [(r.kind, r.instruction.api, r.address, r.nbytes) for r in reports] == [
         ("write into the system workspace", "InitGlobalMemory: DataCopyPad", 0, 256)]
+
+
+def test_two_workspaces_carved_from_one_pool_both_count():
+    """review68: the second GetUserWorkspace had replaced the first's record (one numpy root)."""
+    def kernel(w1, w2):
+        aj.GetUserWorkspace(w1)
+        aj.GetUserWorkspace(w2)
+        for ws in (w1, w2):
+            gm = aj.GlobalTensor()
+            gm.SetGlobalBuffer(ws[16:80], 64)
+            aj.DataCopy(gm, _tile(), 64)
+            aj.PipeBarrier(aj.PIPE_ALL)
+    n = _workspace("atlas-a2").size
+    pool = np.zeros(2 * n, np.float32)
+    reports = _reports(kernel, "atlas-a2", pool[:n], pool[n:], blocks=1)
+    assert [(r.kind, r.address, r.nbytes) for r in reports] == [("write into the system workspace", 64, 256)] * 2

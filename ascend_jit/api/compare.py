@@ -466,14 +466,14 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
             reads += _scalar_read(scalar_tensor, d, "src1")
             if s1 is not None:
                 reads.append((("src1", src1.addr, count * d.size), src1))
-            used = sel_mask.addr * 8 + np.arange(_sel_count_bits(mode, d.lanes_per_repeat, count), dtype=np.int64)
             element = np.arange(count, dtype=np.int64)
+            bits = _sel_bits(mode, d.lanes_per_repeat, element, element)
             offsets = element * d.size
-            derived = _selected(core.ub, sel_mask.addr, element % d.lanes_per_repeat if mode ==
-                                SELMODE.VSEL_CMPMASK_SPR else element, d.size, dst.addr + offsets,
-                                src0.addr + offsets, None if s1 is None else src1.addr + offsets)
+            derived = _selected(core, sel_mask.addr, bits, d.size, dst.addr + offsets, src0.addr + offsets,
+                                src1.addr + offsets if s1 is not None else
+                                None if scalar_tensor is None else np.full(count, scalar_tensor.addr))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)],
-                          used_bits={"sel_mask": used}, derived=derived)
+                          used_bits={"sel_mask": sel_mask.addr * 8 + bits}, derived=derived)
         call = _remembered_call(select_contiguous, (d.size, dst.addr, sel_mask.addr, src0.addr),
                                 (0 if s1 is None else 1, d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0,
                                  count), None if s1 is None else b_addr,
@@ -497,18 +497,18 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         def strided(name, t):
             return Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, getattr(p, f"{name}BlkStride"),
                            getattr(p, f"{name}RepStride"), last)
-        used = _sel_read_bits(mode, d.lanes_per_repeat, repeat, plan)
-        reads = [(("sel_mask", sel_mask.addr + np.unique(used // 8)), sel_mask),
+        # the elements every operand touches, in issue order (strided, masked, counter mode's last repeat)
+        dst_starts, repeats, lane = operand_elements(strided("dst", dst))
+        bits = _sel_bits(mode, d.lanes_per_repeat, lane, repeats * d.lanes_per_repeat + lane)
+        reads = [(("sel_mask", sel_mask.addr + np.unique(bits // 8)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         reads += _scalar_read(scalar_tensor, d, "src1")
-        dst_starts, repeats, lane = operand_elements(strided("dst", dst))
-        derived = _selected(core.ub, sel_mask.addr, lane if mode == SELMODE.VSEL_CMPMASK_SPR else
-                            repeats * d.lanes_per_repeat + lane, d.size, dst_starts,
-                            operand_elements(strided("src0", src0))[0],
-                            None if s1 is None else operand_elements(strided("src1", src1))[0])
+        derived = _selected(core, sel_mask.addr, bits, d.size, dst_starts, lambda: operand_elements(
+            strided("src0", src0))[0], lambda: operand_elements(strided("src1", src1))[0] if s1 is not None else
+            None if scalar_tensor is None else np.full(dst_starts.size, scalar_tensor.addr))
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)],
                       own_flags=bit_mask_scratch_flags(spec, plan.bit_mode),
-                      used_bits={"sel_mask": sel_mask.addr * 8 + used}, derived=derived)
+                      used_bits={"sel_mask": sel_mask.addr * 8 + bits}, derived=derived)
     words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register else None  # SPEC-2 D31: not the 310B
     call = _remembered_call(None if nop else select_strided, (d.size, dst.addr, sel_mask.addr, src0.addr),
                             (s1 is None, mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride,
@@ -521,13 +521,31 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
 
 
-def _selected(ub, sel_addr, bit_index, size, dst_starts, src0_starts, src1_starts):
+def _sel_bits(mode, lanes, lane, position):
+    """The selMask bit each element reads (D59): its lane j in mode 0 (the same L bits every repeat), its position
+    (count form: the element; high-dim: repeat * L + j) in modes 1 and 2."""
+    return lane % lanes if mode == SELMODE.VSEL_CMPMASK_SPR else position
+
+
+def _selected(core, sel_addr, bits, size, dst_starts, src0_starts, src1_starts):
     """The sanitizer's Derived records of a Select (init check): each element's lane of the source its selMask bit
-    picks (D59: 1 src0, 0 src1) is followed to its dst lane, a never-written one reported where that lane is read;
-    the other source's lane is fetched (a read for the race check) but reaches nothing, so it is no uninitialised
-    read (port68d: GatherElementsV2 Selects src0 on every lane of its first slice, src1 never written). Elements in
-    issue order, bit_index their selMask bits; src1_starts None for mode 1's scalar."""
-    picks0 = ((ub[sel_addr + bit_index // 8] >> (bit_index % 8).astype(np.uint8)) & 1).astype(np.bool_)
+    picks (D59: 1 src0, 0 src1 or mode 1's scalar) is followed to its dst lane, a never-written one reported where
+    that lane is read; the other source's lane is fetched (a read for the race check) but reaches nothing, so it is
+    no uninitialised read (port68d: GatherElementsV2 Selects src0 on every lane of its first slice, src1 never
+    written). Elements in issue order, `bits` their selMask bits; the sources' element addresses (or callables
+    making them), src1's None for no tensor (mode 1's value). None of them where nothing is followed: the init check
+    off, or every source byte written (the sources are then checked at the read as any operand's)."""
+    sanitizer = core.sanitizer
+    if not sanitizer._follows_unwritten():
+        return ()
+    src0_starts = src0_starts() if callable(src0_starts) else src0_starts
+    src1_starts = src1_starts() if callable(src1_starts) else src1_starts
+    initialised = sanitizer.initialised
+    if all(initialised[int(a.min()):int(a.max()) + size].all() for a in (src0_starts, src1_starts)
+           if a is not None and a.size):
+        return ()
+    ub = core.ub
+    picks0 = ((ub[sel_addr + bits // 8] >> (bits % 8).astype(np.uint8)) & 1).astype(np.bool_)
     derived = [Derived("src0", src0_starts[picks0], size, dst_starts[picks0], size, SELECTED_FIX)]
     if src1_starts is not None:
         derived.append(Derived("src1", src1_starts[~picks0], size, dst_starts[~picks0], size, SELECTED_FIX))
@@ -580,23 +598,6 @@ def _sel_bytes(mode, lanes, repeats, count=None, plan=None):
     else:
         bits = (repeats - 1) * lanes + int(per[n_last - 1]) + 1
     return -(-bits // 8)
-
-
-def _sel_read_bits(mode, lanes, repeats, plan):
-    """The sanitizer's selMask footprint of a high-dim call: the bits an active lane uses (D59: bit j in mode 0,
-    every repeat; bit r*L + j in repeat r in modes 1/2; counter mode's last repeat has only its first count % L
-    lanes), from the operand's first byte. Bytes holding only masked-off lanes' bits are not reads (SPEC-2 10.4:
-    active lanes only), unlike _sel_bytes's run up to the last bit, which bounds-checks the operand; a byte's bits
-    no active lane uses are not read either (port64j)."""
-    per = mask_lane_indices(plan.lo, plan.hi, lanes)
-    last = plan.last_lanes(lanes)
-    tail = per if last < 0 else per[:last]
-    if mode == SELMODE.VSEL_CMPMASK_SPR:
-        bits = per if repeats > 1 else tail
-    else:
-        bits = np.concatenate([(np.arange(repeats - 1, dtype=np.int64)[:, None] * lanes + per).reshape(-1),
-                               (repeats - 1) * lanes + tail])
-    return np.asarray(bits, np.int64)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments

@@ -544,11 +544,12 @@ NOT_OFFERED = {
     # on the A2 / A3 is Abs, Ln, Mul by the Duplicate'd exponent, Exp and selects that keep that value, so the three
     # give its bits (0 differences over 5 exponents x 4096 bases); the 950's power_3510_impl.h is another algorithm
     "Power": "an advanced (高阶) API, built by the devkit from basic instructions: not offered; for a positive base "
-             "and a scalar exponent, aj.Ln, aj.Muls by the exponent and aj.Exp give base ** exponent: on the A2 / A3 "
-             "the bits of the devkit's CommonPowerF for such a base (its value path is Abs, Ln, Mul, Exp; Ln and Exp "
-             "MODELLED), on the 950 not those of its power_3510_impl.h; the devkit's whole sequence (negative bases, "
-             "zeros, integer exponents; Power(dst, src, scalar, count) without a tmp buffer takes the stack buffer "
-             "and counter mode, aj.PopStackBuffer) is impl/adv_api/detail/math/power/ (power_common_impl.h, "
+             "and a scalar exponent, aj.Ln, aj.Muls by the exponent and aj.Exp of float give base ** exponent: on the "
+             "A2 / A3 the bits of the devkit's CommonPowerF for such a base (its value path is Abs, Ln, Mul, Exp; Ln "
+             "and Exp MODELLED; for half it Casts to float with CAST_NONE, computes so and Casts back with "
+             "CAST_NONE), on the 950 not those of its power_3510_impl.h; the devkit's whole sequence (negative bases, "
+             "zeros, integer exponents; every overload runs in counter mode, and one without a tmp buffer takes the "
+             "stack buffer, aj.PopStackBuffer) is impl/adv_api/detail/math/power/ (power_common_impl.h, "
              "power_float_impl.h)",
     # the advanced reductions' template argument (ReduceSum<T, Pattern::Reduce::AR>(dst, src, tmp, srcShape,
     # srcInnerPad), called by ops-nn's arch35 kernels; the call itself: _common.refuse_advanced_reduce_form)
