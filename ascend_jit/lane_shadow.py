@@ -61,8 +61,11 @@ class LaneOrigin:
     # names the tensor's [lo, hi)); None: the load's own texts
     fix: str = None
     # the check whose report a use of these lanes is: "init", or "memory" for bytes outside the load's tensor
-    # (address and nbytes: its first such byte and their count), which win over their being uninitialised too
+    # (address and nbytes: its first such byte and their count), which win over their being uninitialised too, or
+    # "race" for bytes a store of the same VF wrote with no LocalMemBar between ("strict"), whose `reports` a store
+    # of such a lane makes (Sanitizer.deferred_strict_reads)
     check: str = "init"
+    reports: list = None
 
 
 # Every LaneOrigin made, so that a register's shadow is an int array (an index here per byte): each byte names the
@@ -78,15 +81,17 @@ _ORIGINS_LOCK = threading.Lock()   # blocks of a launch load in threads
 MARKING = []
 
 
-def origin_index(sanitizer, instr, operand, address, nbytes, register=False, fix=None, check="init"):
+def origin_index(sanitizer, instr, operand, address, nbytes, register=False, fix=None, check="init", reports=None):
     """The ORIGINS index of a load's uninitialised bytes (made once per line, operand, first byte, count and check),
     or of the lanes of registers made at one line (`register`), or of an instruction's outputs computed from
-    never-written bytes (`fix`: their report's text), or of a load's bytes outside its tensor (`check` "memory")."""
+    never-written bytes (`fix`: their report's text), or of a load's bytes outside its tensor (`check` "memory"), or
+    of its bytes racing with a store of the same VF (`check` "race", the `reports` a use makes)."""
     key = (instr.where, operand, address, nbytes, check)
     index = _ORIGIN_IDS.get(key)
     if index is None:
         with _ORIGINS_LOCK:
-            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes, register, fix, check))
+            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes, register, fix, check,
+                                      reports))
             index = _ORIGIN_IDS[key] = len(ORIGINS) - 1
     return index
 

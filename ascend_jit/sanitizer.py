@@ -680,6 +680,9 @@ class Access:
     # a Reg load on a bounds="ub" core: its bytes outside the tensor are followed through the lanes, or a MaskReg's
     # bits, too (the memory check's report comes where such a lane is used), not reported here
     outside_through_lanes: bool = False
+    # a Reg load in a VF under "strict": bytes a store of the same VF wrote with no LocalMemBar between, whose RAW is
+    # followed through the lanes they feed and reported where such a lane is stored (deferred_strict_reads)
+    strict_through_lanes: bool = False
     # the bytes of a bit operand read only in part (a Select's selMask: the bits of its active lanes), as (sorted
     # addresses, the bits used of each): an uninitialised one is a read only where a used bit holds no written
     # value (Sanitizer.derived_bits; port64j: a Compare of a tile rounded up to 64 lanes, a Select of its count)
@@ -829,6 +832,9 @@ class Sanitizer:
         uninitialised bytes load `origin` (a lane_shadow.LaneOrigin) read, or under its `operand` "mask"'s bits
         loaded from such bytes: this is where the value is used (lane_shadow.carry_origin). The report names the
         carry's line, and the load as the earlier instruction."""
+        if origin.check == "race":   # a racing load's lanes (deferred_strict_reads): its own reports
+            self.emit_deferred(origin)
+            return
         self._reported = set()
         if not self.enabled(origin.check):
             return
@@ -938,7 +944,7 @@ class Sanitizer:
 
     def _check_read(self, instr, p, acc, run):
         check_init, check_race = self._follows_unwritten() and not acc.through_lanes, self.enabled("race")
-        strict_same = self._strict_same(p, "RAW")
+        strict_same = self._strict_same(p, "RAW") and not acc.strict_through_lanes
         lo, hi, addrs = run
         if addrs.size == 0:   # a run: ask the vectorised reductions first
             check_init = check_init and not self.initialised[lo:hi].all()
@@ -1040,10 +1046,11 @@ class Sanitizer:
                     self._emit(Report("race", "WAR", instr, acc.operand, address, count, earlier=self.log[log_index],
                                       fix=self._cross_pipe_fix(q, p, seq)))
 
-    def _writer_reports(self, instr, p, acc, kind, strict_same):
+    def _writer_reports(self, instr, p, acc, kind, strict_same, emit=None):
         """RAW / WAW: one report per unordered pair (SPEC-2 10.4), i.e. per earlier writing instruction, with the
         first byte and the number of bytes this instruction conflicts with that one on (the compiled scan only
-        counts; this breakdown runs when it found a conflict)."""
+        counts; this breakdown runs when it found a conflict). `emit`: where the reports go (self._emit)."""
+        emit = emit or self._emit
         addrs = _addresses(acc.addrs)
         wp, ws = self.writer_pipe[addrs].astype(np.int64), self.writer_seq[addrs]
         other = self.clock[p][np.maximum(wp, 0)] < ws
@@ -1053,7 +1060,30 @@ class Sanitizer:
             q = int(self.writer_pipe[address])
             fix = self._cross_pipe_fix(q, p, int(self.writer_seq[address])) if q != p else \
                 self._same_pipe_fix(p, int(self.writer_seq[address]))
-            self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=self.log[log_index], fix=fix))
+            emit(Report("race", kind, instr, acc.operand, address, count, earlier=self.log[log_index], fix=fix))
+
+    def racing_in_vf(self, addrs):
+        """Of a Reg load's bytes `addrs` in the running VF, those "strict" would report as a same-pipe RAW against a
+        store of this VF with no LocalMemBar between (the pair's fix names that barrier): an index array."""
+        read = _addresses(addrs)
+        seq = self.writer_seq[read]
+        return read[(self.writer_pipe[read] == _V) & (seq > self.barrier_seq[_V]) & (seq > self.vf_start_seq)]
+
+    def deferred_strict_reads(self, instr, racing):
+        """The "strict" RAW reports of a Reg load `instr` over its racing bytes (racing_in_vf), kept instead of
+        made: the lanes those bytes feed carry them (lane_shadow.py, check "race"), and a store of such a lane
+        under an active mask makes them (emit_deferred) where the load's values reach the UB. A whole-vector tail
+        load over bytes the VF's own earlier stores wrote, whose lanes past the tail no store writes, is no race on
+        the values the kernel keeps (port68f2, port68j3: the devkit's ReduceSum AR and CumSum on the 950)."""
+        reports = []
+        self._writer_reports(instr, _V, Access("tensor", False, racing), "RAW", True, emit=reports.append)
+        return reports
+
+    def emit_deferred(self, origin):
+        """A store (or a carry) used lanes a racing load fed (deferred_strict_reads): that load's reports, now."""
+        self._reported = set()
+        for report in origin.reports or ():
+            self._emit(dataclasses.replace(report))
 
     def _same_pipe_fix(self, p, seq):
         """The fix of a "strict" same-pipe pair whose earlier access has own-pipe clock `seq`. On the 950 a vector
@@ -1796,7 +1826,11 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     # on a bounds="ub" core the memory check follows the lanes too: a load's bytes outside its tensor, into data
     # registers' lanes or a MaskReg's bits (session 67)
     memory_lanes = bool(registers) and sanitizer.enabled("memory") and tensor.core.bounds == "ub"
-    lanes_checked = bool(registers) and (sanitizer.enabled("init") or memory_lanes)
+    # "strict" inside a VF: a data-register load's same-pipe RAW against the VF's own stores is followed through the
+    # lanes and reported where such a lane is stored (Sanitizer.deferred_strict_reads)
+    race_lanes = bool(registers) and not write and form not in ("load_mask", "store_mask") and \
+        sanitizer.config.strict and sanitizer.enabled("race") and sanitizer.vf_depth > 0 and sanitizer.vf_scopes
+    lanes_checked = bool(registers) and (sanitizer.enabled("init") or memory_lanes or race_lanes)
     outside = None
     if memory_lanes and not write:
         lo, hi = tensor.addr, tensor.addr + tensor.nbytes
@@ -1814,8 +1848,14 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
         recorded = _inside(addrs, lo, hi)
     access = Access("tensor", write, recorded, tensor, through_lanes=bool(registers),
                     outside_through_lanes=outside is not None)
+    accesses = [access]
+    racing = sanitizer.racing_in_vf(recorded) if race_lanes and _count(recorded) else None
+    if racing is not None and racing.size:   # those bytes are checked as any, but for the strict same-pipe RAW
+        access.addrs = compact(np.setdiff1d(_addresses(recorded), racing, assume_unique=True))
+        accesses.append(Access("tensor", False, compact(racing), tensor, through_lanes=True,
+                               outside_through_lanes=outside is not None, strict_through_lanes=True))
     try:
-        instr = sanitizer.instruction(api, PIPE_V, [access])
+        instr = sanitizer.instruction(api, PIPE_V, accesses)
     except SanitizerError:
         if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
             undo()
@@ -1847,6 +1887,14 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     elif write:   # the bytes written from marked lanes stay uninitialised
         for origin, addresses in (lane_shadow.leading_bytes(registers[0], args[0], start) if run is None else
                                   lane_shadow.stored_bytes(registers, run, window, mask)):
+            if lane_shadow.ORIGINS[origin].check == "race":   # a racing load's values reach the UB: its reports
+                try:
+                    sanitizer.emit_deferred(lane_shadow.ORIGINS[origin])
+                except SanitizerError:
+                    if undo is not None:
+                        undo()
+                    raise
+                continue
             sanitizer.lanes_stored(instr, addresses, origin)
     else:
         groups = _origin_groups(sanitizer, instr, uninitialised, _MASK_LOADED_FIX if mask_form else None)
@@ -1857,6 +1905,11 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
                                                            load=instr, operand="tensor", lo=lo, hi=hi,
                                                            address=int(outside[0]), nbytes=int(outside.size)),
                                                        check="memory"), outside))
+        if racing is not None and racing.size:   # after the other groups: a byte also theirs keeps their origin
+            reports = sanitizer.deferred_strict_reads(instr, racing)
+            if reports:
+                groups.append((lane_shadow.origin_index(sanitizer, instr, "tensor", int(racing[0]), int(racing.size),
+                                                        check="race", reports=reports), racing))
         if mask_form:
             lane_shadow.mask_loaded(registers[0], run, window, groups, _outside_whole(sanitizer, lo, hi)
                                     if outside is not None and outside.size else sanitizer.unknown_bits)

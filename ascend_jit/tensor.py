@@ -562,8 +562,11 @@ def _index_value(api, i, size, device=None, tensor=None, gm=None):
             # port60b: SelectV2 takes `tmp[tileDataNum]` from a TBuf of one tile and writes it, a kernel's too
             # small buffer that the empty view only moves to the next call's refusal
             # port61c: a GlobalTensor's had named the UB's InitBuffer / TBuf too
+            # port68m3: DequantSwigluQuant indexes its weight scale past a window of colNum; the device does not
+            # check the window, so a kernel doing so on purpose widens it (pipe.GM_WINDOW's advice)
             too_small = ("its GM array is too small or the offset too large: check the SetGlobalBuffer size and "
-                         "the block's offset" if api.startswith("GlobalTensor") else
+                         "the block's offset; the device does not check the window, and a kernel that reaches "
+                         "past it on purpose widens it to what it touches" if api.startswith("GlobalTensor") else
                          "its buffer is too small: size the InitBuffer / TBuf for it")
             detail = (f"it leaves none of the tensor's {size} elements: a sub-tensor starting at its end has none "
                       f"to compute on (if the kernel writes it, {too_small}); the empty view at the end is the slice "

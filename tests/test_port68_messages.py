@@ -49,6 +49,10 @@ def test_a_sub_tensor_past_the_end_says_what_to_write():
         with pytest.raises(aj.OutOfBoundsError) as refused:
             g[80]
         assert "LocalTensor(position" not in str(refused.value)
+        # port68m3: a window the kernel indexes at its end says the device does not check it
+        with pytest.raises(aj.OutOfBoundsError, match=r"the device does not check the window, and a kernel that "
+                                                      r"reaches past it on purpose widens it"):
+            g[64]
 
 
 def test_power_says_which_devices_the_three_instructions_match():
