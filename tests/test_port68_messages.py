@@ -136,3 +136,22 @@ def test_strict_orders_a_vector_pipe_through_a_queue_chain(v_to_mte2):
         aj.launch(_accumulate, 1, "atlas-a2", np.ones(128, np.float32), v_to_mte2)
     reports = [(r.check, r.kind, r.instruction.api, r.earlier.api, r.operand) for r in session.reports]
     assert reports == ([] if v_to_mte2 else [("race", "RAW", "Add", "Add", "src0")])
+
+
+def test_compare_into_a_wider_mask_tensor_names_the_uint8_view():
+    """port68l3: AdaptiveMaxPool3d's LocalTensor<uint16_t> mask bits (SPEC-2 9.4 keeps dst uint8 / int8)."""
+    with aj.Core("atlas-a2") as core:
+        x, bits = core.local_tensor("float", 256), core.local_tensor("uint16", 16)
+        x[:] = 1
+        with pytest.raises(aj.UnsupportedDTypeError, match=r"a uint16 tensor of mask bits is passed as "
+                                                           r"dst\.ReinterpretCast\('uint8'\)"):
+            aj.Compare(bits, x, x, aj.CMPMODE.EQ, 256)
+        aj.Compare(bits.ReinterpretCast("uint8"), x, x, aj.CMPMODE.EQ, 256)
+        assert bits.numpy().tolist() == [0xFFFF] * 16
+
+
+def test_scalar_cast_names_the_devkit_modes():
+    """port68l3: ScalarCast<float, half> rounds to odd only; the hint had said nearest even."""
+    with pytest.raises(aj.NotOfferedError, match=r"ScalarCast<float, half> rounds to odd \(CAST_ODD\) only and "
+                                                 r"<float, int32> takes CAST_ROUND / CEIL / FLOOR / RINT"):
+        aj.ScalarCast

@@ -321,8 +321,13 @@ def _check_compare_types(api, spec, d, s, s1, mode, count_form):
         raise UnsupportedDTypeError(api, "src1.dtype", s1.name, legal=f"{s.name} (as src0)", device=spec.name)
     dst_types = ("uint8", "int8") if api == "Compare" else ("uint8",)
     if d.name not in dst_types:
+        # port68l3: ops-nn AdaptiveMaxPool3d keeps its mask bits in a LocalTensor<uint16_t>, which the A2 / A3
+        # device build takes (a debug-build assertion, the bits written through a uint8_t*)
         raise UnsupportedDTypeError(api, "dst.dtype", d.name, legal=" or ".join(dst_types), device=spec.name,
-                                    detail="dst holds one bit per element (SPEC-2 9.4)")
+                                    detail="dst holds one bit per element (SPEC-2 9.4)" + (
+                                        f"; a {d.name} tensor of mask bits is passed as dst.ReinterpretCast('uint8') "
+                                        "(the same bytes; Select and Not take it as it is)"
+                                        if d.size > 1 and d.name.startswith(("uint", "int")) else ""))
     if not count_form and s.name in spec.memory_count_only_dtypes:
         raise UnsupportedDTypeError(api, "dtype", s.name, device=spec.name, legal=", ".join(
             n for n in offered if n not in spec.memory_count_only_dtypes),

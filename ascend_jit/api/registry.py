@@ -585,8 +585,11 @@ NOT_OFFERED = {
                     "not offered (the scalar unit's atomics on one GM element are not in the brief); "
                     "aj.SetAtomicAdd / SetAtomicMax / SetAtomicMin, a DataCopyPad of the element from a LocalTensor, "
                     "then aj.SetAtomicNone do an atomic update of it"),
-    "ScalarCast": "not offered (a scalar-unit conversion outside the brief); convert the host value with numpy "
-                  "(np.float16(np.float32(v)) rounds to nearest even, as CAST_RINT) or Cast a one-element tensor",
+    # port68l3: the devkit's ScalarCast<float, half> rounds to odd only (kernel_scalar.h), ops-nn's six uses so
+    "ScalarCast": "not offered (a scalar-unit conversion outside the brief); the devkit's ScalarCast<float, half> "
+                  "rounds to odd (CAST_ODD) only and <float, int32> takes CAST_ROUND / CEIL / FLOOR / RINT "
+                  "(kernel_scalar.h): Cast a one-element tensor with that mode (aj.Cast, SPEC-2 7), whose bits are "
+                  "the vector unit's; numpy's np.float16(np.float32(v)) rounds to nearest even, not to odd",
     "AscendCUtils": "not offered: its SetMask is aj.SetVectorMask, its GetRsvdCnt GatherMask's returned count (or "
                     "aj.GetGatherMaskRemainCount on A2/A3/310P)",
     # the host tiling's query object itself (port63f: `platform_ascendc::PlatformAscendC ascendcPlatform(...)`)
