@@ -4106,12 +4106,12 @@ def _numba_reason(error):
         # C++'s sizeof(T) ported as numpy's np.dtype(T).itemsize: say what compiles
         if "dtype(dtype_name" in reasons[1]:
             return reason + "; for C++'s sizeof(T) write aj.sizeof(T)"
-        # port67b: C++ passes nullptr for a tensor only an `if constexpr` branch reads; numba types every branch
         # port68a: a slice of a tensor in a VF (C++'s end pointer `x.GetPhyAddr() + n`, x[n:] here)
         if "getitem(TensorHandle, slice" in reasons[1]:
             return reason + ("; a slice t[a:b] of a tensor does not compile in a VF (its refusals name the tensor's "
                              "dtype and position, which a compiled VF does not hold): write t[a], or pass the tensor "
                              "and an integer offset and index where the VF reads")
+        # port67b: C++ passes nullptr for a tensor only an `if constexpr` branch reads; numba types every branch
         if re.search(r"[(,] ?none\b", reasons[1]):
             return reason + ("; a VF compiles every branch for the arguments' types, also one a C++ `if constexpr` "
                              "would discard: in place of a None (C++'s nullptr) pass any tensor of the type, "

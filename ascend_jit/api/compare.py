@@ -538,7 +538,7 @@ def _selected(core, sel_addr, bits, size, dst_starts, src0_starts, src1_starts):
     that lane is read; the other source's lane is fetched (a read for the race check) but reaches nothing, so it is
     no uninitialised read (port68d: GatherElementsV2 Selects src0 on every lane of its first slice, src1 never
     written). Elements in issue order, `bits` their selMask bits; the sources' element addresses (or callables
-    making them), src1's None for no tensor (mode 1's value). None of them where nothing is followed: the init check
+    making them), src1's None for no tensor (mode 1's value). No records where nothing is followed: the init check
     off, or every source byte written (the sources are then checked at the read as any operand's)."""
     sanitizer = core.sanitizer
     if not sanitizer._follows_unwritten():
